@@ -1,0 +1,83 @@
+// A one-direction notification between two processes: the writer publishes a
+// message then rings; the reader waits until the sequence number moves.
+//
+// Waiting spins for a short, adaptive while before sleeping in FUTEX_WAIT:
+// with serialized execution the peer usually answers within a few microseconds,
+// and a futex sleep/wake pair costs more than that. The ringer only pays for
+// FUTEX_WAKE when the waiter has announced that it sleeps.
+#pragma once
+
+#include "futex.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <ctime>
+
+namespace s4bxi::ipc {
+
+inline void cpu_relax()
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+struct alignas(64) Doorbell {
+  std::atomic<uint32_t> sequence{0};
+  std::atomic<uint32_t> sleeping{0};
+
+  // Publishes everything written before the call and wakes the waiter.
+  void ring()
+  {
+    sequence.fetch_add(1, std::memory_order_seq_cst);
+    if (sleeping.load(std::memory_order_seq_cst) != 0)
+      futex_wake_all(&sequence);
+  }
+
+  [[nodiscard]] uint32_t current() const { return sequence.load(std::memory_order_acquire); }
+};
+
+// Per-waiter spin budget: grows when answers come while spinning, shrinks when
+// they do not (e.g. the peer computes for a long time, or only one core is free).
+class SpinBudget {
+public:
+  static constexpr unsigned kMin = 64;
+  static constexpr unsigned kMax = 1U << 15;
+  [[nodiscard]] unsigned iterations() const { return iterations_; }
+  void answered_while_spinning() { iterations_ = iterations_ * 2 > kMax ? kMax : iterations_ * 2; }
+  void had_to_sleep() { iterations_ = iterations_ / 2 < kMin ? kMin : iterations_ / 2; }
+
+private:
+  unsigned iterations_ = 4096;
+};
+
+// Waits until bell.sequence != seen. Returns false if `timeout` elapsed first
+// (nullptr: no timeout). Spurious futex wake-ups are absorbed here.
+inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, const timespec* timeout)
+{
+  for (unsigned i = 0; i < budget.iterations(); ++i) {
+    if (bell.sequence.load(std::memory_order_acquire) != seen) {
+      budget.answered_while_spinning();
+      return true;
+    }
+    cpu_relax();
+  }
+  budget.had_to_sleep();
+  while (true) {
+    bell.sleeping.store(1, std::memory_order_seq_cst);
+    if (bell.sequence.load(std::memory_order_seq_cst) != seen) {
+      bell.sleeping.store(0, std::memory_order_relaxed);
+      return true;
+    }
+    bool not_timed_out = futex_wait(&bell.sequence, seen, timeout);
+    bell.sleeping.store(0, std::memory_order_relaxed);
+    if (bell.sequence.load(std::memory_order_acquire) != seen)
+      return true;
+    if (not not_timed_out)
+      return false;
+  }
+}
+
+} // namespace s4bxi::ipc

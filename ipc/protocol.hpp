@@ -1,0 +1,384 @@
+// The request/reply messages exchanged over a rank's channel.
+//
+// Everything here is ABI-neutral: the preload library translates the program's
+// portals4.h structures (whatever binary flavour it was built against) into these
+// fixed-layout structs, and the server never sees a program-side struct. Memory
+// addresses travel as 64-bit integers: they are addresses in the rank's own
+// address space, which the server reads and writes with process_vm_readv/writev.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace s4bxi::ipc {
+
+inline constexpr uint32_t kProtocolVersion = 1;
+
+// Opaque object handles issued by the server. The preload maps the ABI's
+// "none" and "invalid" constants onto these two values.
+using Handle = uint32_t;
+inline constexpr Handle kHandleNone = 0xFFFFFFFEU;
+inline constexpr Handle kHandleInvalid = 0xFFFFFFFFU;
+
+enum class Op : uint32_t {
+  Hello = 1, // first message of a process: binds it to its rank
+  Exit,      // the process is about to exit (from a destructor)
+  Noop,      // a forwarded no-op, for IPC benchmarks
+  Sleep,
+  Init,
+  Fini,
+  NIInit,
+  NIFini,
+  NIStatus,
+  GetId,
+  GetPhysId,
+  GetUid,
+  SetMap,
+  GetMap,
+  PTAlloc,
+  PTFree,
+  PTEnable,
+  PTDisable,
+  MDBind,
+  MDRelease,
+  Append, // PtlMEAppend and PtlLEAppend
+  Unlink, // PtlMEUnlink and PtlLEUnlink
+  EQAlloc,
+  EQFree,
+  EQGet,
+  EQWait,
+  EQPoll,
+  CTAlloc,
+  CTFree,
+  CTGet,
+  CTWait,
+  CTPoll,
+  CTSet,
+  CTInc,
+  Put,
+  Get,
+  Count_
+};
+
+// A process identifier as the program gave it; `logical` tells which member counts.
+struct ProcessId {
+  uint32_t rank_or_nid;
+  uint32_t pid;
+};
+
+struct NILimits {
+  int32_t max_entries;
+  int32_t max_unexpected_headers;
+  int32_t max_mds;
+  int32_t max_cts;
+  int32_t max_eqs;
+  int32_t max_pt_index;
+  int32_t max_iovecs;
+  int32_t max_list_size;
+  int32_t max_triggered_ops;
+  uint32_t features;
+  uint64_t max_msg_size;
+  uint64_t max_atomic_size;
+  uint64_t max_fetch_atomic_size;
+  uint64_t max_waw_ordered_size;
+  uint64_t max_war_ordered_size;
+  uint64_t max_volatile_size;
+};
+
+struct MemoryDescriptor {
+  uint64_t start;
+  uint64_t length;
+  uint32_t options; // PTL_MD_* bits, numeric values of the program's ABI (see OptionBits)
+  Handle eq;
+  Handle ct;
+};
+
+// ME or LE (an LE is an ME that matches everything).
+struct ListEntry {
+  uint64_t start;
+  uint64_t length;
+  uint64_t match_bits;
+  uint64_t ignore_bits;
+  uint64_t min_free;
+  ProcessId match_id;
+  uint32_t uid;
+  uint32_t options;
+  Handle ct;
+};
+
+// Event kinds and failure kinds in the protocol's own numbering (the preload
+// converts to the ABI's numbering).
+enum class EventKind : uint8_t {
+  Get,
+  GetOverflow,
+  Put,
+  PutOverflow,
+  Atomic,
+  AtomicOverflow,
+  FetchAtomic,
+  FetchAtomicOverflow,
+  Reply,
+  Send,
+  Ack,
+  PtDisabled,
+  Link,
+  AutoUnlink,
+  AutoFree,
+  Search,
+};
+
+enum class FailKind : uint8_t { Ok, Undeliverable, PtDisabled, Dropped, PermViolation, OpViolation, Segv, NoMatch };
+
+struct Event {
+  uint64_t start;
+  uint64_t user_ptr;
+  uint64_t hdr_data;
+  uint64_t match_bits;
+  uint64_t rlength;
+  uint64_t mlength;
+  uint64_t remote_offset;
+  ProcessId initiator;
+  uint32_t uid;
+  uint32_t pt_index;
+  EventKind type;
+  FailKind ni_fail_type;
+  uint8_t atomic_operation;
+  uint8_t atomic_type;
+};
+
+struct CTEvent {
+  uint64_t success;
+  uint64_t failure;
+};
+
+// Options are passed with the ABI's numeric values translated to these bits.
+namespace option {
+// PtlNIInit
+inline constexpr uint32_t kNIMatching = 1U << 0;
+inline constexpr uint32_t kNILogical = 1U << 1;
+// PtlPTAlloc
+inline constexpr uint32_t kPTOnlyUseOnce = 1U << 0;
+inline constexpr uint32_t kPTOnlyTruncate = 1U << 1;
+inline constexpr uint32_t kPTFlowControl = 1U << 2;
+// MD
+inline constexpr uint32_t kMDEventSuccessDisable = 1U << 0;
+inline constexpr uint32_t kMDEventCtSend = 1U << 1;
+inline constexpr uint32_t kMDEventCtReply = 1U << 2;
+inline constexpr uint32_t kMDEventCtAck = 1U << 3;
+inline constexpr uint32_t kMDEventCtBytes = 1U << 4;
+inline constexpr uint32_t kMDUnordered = 1U << 5;
+inline constexpr uint32_t kMDEventSendDisable = 1U << 6;
+inline constexpr uint32_t kMDVolatile = 1U << 7;
+inline constexpr uint32_t kIovec = 1U << 31; // shared by MDs and entries
+// ME / LE
+inline constexpr uint32_t kEntryOpPut = 1U << 0;
+inline constexpr uint32_t kEntryOpGet = 1U << 1;
+inline constexpr uint32_t kEntryUseOnce = 1U << 2;
+inline constexpr uint32_t kEntryAckDisable = 1U << 3;
+inline constexpr uint32_t kEntryEventCommDisable = 1U << 4;
+inline constexpr uint32_t kEntryEventFlowctrlDisable = 1U << 5;
+inline constexpr uint32_t kEntryEventSuccessDisable = 1U << 6;
+inline constexpr uint32_t kEntryEventOverDisable = 1U << 7;
+inline constexpr uint32_t kEntryEventUnlinkDisable = 1U << 8;
+inline constexpr uint32_t kEntryEventLinkDisable = 1U << 9;
+inline constexpr uint32_t kEntryEventCtComm = 1U << 10;
+inline constexpr uint32_t kEntryEventCtOverflow = 1U << 11;
+inline constexpr uint32_t kEntryEventCtBytes = 1U << 12;
+inline constexpr uint32_t kEntryAuthUseJid = 1U << 13;
+inline constexpr uint32_t kEntryManageLocal = 1U << 14;
+inline constexpr uint32_t kEntryNoTruncate = 1U << 15;
+inline constexpr uint32_t kEntryMayAlign = 1U << 16;
+inline constexpr uint32_t kEntryUnexpectedHdrDisable = 1U << 17;
+inline constexpr uint32_t kEntryIsAccessible = 1U << 18;
+} // namespace option
+
+enum class ListKind : uint32_t { Priority, Overflow };
+enum class AckRequest : uint32_t { None, Ack, CtAck, OcAck };
+
+// ---- per-operation arguments ------------------------------------------------
+
+struct HelloArgs {
+  int32_t pid;
+  uint32_t protocol_version;
+};
+struct ExitArgs {
+  int32_t status;
+};
+struct SleepArgs {
+  double seconds;
+};
+struct NIInitArgs {
+  uint32_t iface;
+  uint32_t options; // option::kNI*
+  uint32_t requested_pid;
+  uint32_t has_desired;
+  NILimits desired;
+};
+struct HandleArgs { // every call whose only argument is a handle
+  Handle handle;
+};
+struct NIStatusArgs {
+  Handle ni;
+  uint32_t register_index;
+};
+struct MapArgs {
+  Handle ni;
+  uint32_t pad;
+  uint64_t count;
+  uint64_t address; // array of ProcessId-shaped ABI entries, read or written in place
+  uint32_t entry_size;
+};
+struct PTAllocArgs {
+  Handle ni;
+  uint32_t options;
+  Handle eq;
+  uint32_t requested_index; // kAnyPtIndex for any
+};
+inline constexpr uint32_t kAnyPtIndex = 0xFFFFFFFFU;
+struct PTArgs {
+  Handle ni;
+  uint32_t pt_index;
+};
+struct MDBindArgs {
+  Handle ni;
+  uint32_t pad;
+  MemoryDescriptor md;
+};
+struct AppendArgs {
+  Handle ni;
+  uint32_t pt_index;
+  ListKind list;
+  uint32_t is_matching; // 1 for PtlMEAppend
+  uint64_t user_ptr;
+  ListEntry entry;
+};
+struct EQAllocArgs {
+  Handle ni;
+  uint32_t pad;
+  uint64_t count;
+};
+struct PollArgs { // PtlEQPoll / PtlCTPoll: arrays read from the rank's memory
+  uint64_t handles_address;
+  uint64_t tests_address; // PtlCTPoll only: array of ptl_size_t
+  uint32_t size;
+  uint32_t handle_size; // bytes per handle in the ABI
+  int64_t timeout_ms;   // < 0: forever
+};
+struct CTWaitArgs {
+  Handle ct;
+  uint32_t pad;
+  uint64_t test;
+};
+struct CTUpdateArgs {
+  Handle ct;
+  uint32_t pad;
+  CTEvent value;
+};
+
+inline constexpr std::size_t kMaxInlinePayload = 64;
+struct PutArgs {
+  Handle md;
+  AckRequest ack_req;
+  uint64_t local_offset;
+  uint64_t length;
+  ProcessId target;
+  uint32_t pt_index;
+  uint32_t inline_length; // bytes of `inline_payload` that hold the payload (<= kMaxInlinePayload)
+  uint64_t match_bits;
+  uint64_t remote_offset;
+  uint64_t user_ptr;
+  uint64_t hdr_data;
+  unsigned char inline_payload[kMaxInlinePayload];
+};
+struct GetArgs {
+  Handle md;
+  uint32_t pad;
+  uint64_t local_offset;
+  uint64_t length;
+  ProcessId target;
+  uint32_t pt_index;
+  uint32_t pad2;
+  uint64_t match_bits;
+  uint64_t remote_offset;
+  uint64_t user_ptr;
+};
+
+struct Request {
+  Op op = Op::Noop;
+  uint32_t pad = 0;
+  // Thread CPU time the process consumed since the previous reply: the compute
+  // that the server injects before it handles the call.
+  uint64_t compute_ns = 0;
+  union {
+    HelloArgs hello;
+    ExitArgs exit;
+    SleepArgs sleep;
+    NIInitArgs ni_init;
+    HandleArgs handle;
+    NIStatusArgs ni_status;
+    MapArgs map;
+    PTAllocArgs pt_alloc;
+    PTArgs pt;
+    MDBindArgs md_bind;
+    AppendArgs append;
+    EQAllocArgs eq_alloc;
+    PollArgs poll;
+    CTWaitArgs ct_wait;
+    CTUpdateArgs ct_update;
+    PutArgs put;
+    GetArgs get;
+  } args{};
+};
+
+// ---- replies ------------------------------------------------------------------
+
+// Return codes in the protocol's numbering; the preload converts to the ABI's.
+enum class Status : int32_t {
+  Ok,
+  ArgInvalid,
+  CtNoneReached,
+  EqDropped,
+  EqEmpty,
+  Fail,
+  InUse,
+  Interrupted,
+  ListTooLong,
+  NoInit,
+  NoSpace,
+  PidInUse,
+  PtFull,
+  PtEqNeeded,
+  PtInUse,
+  Ignored,
+};
+
+struct HelloResult {
+  uint32_t rank;
+  uint32_t size;
+  uint32_t nid;
+  uint32_t pid; // Portals pid given to this process by default
+  uint32_t uid;
+};
+
+struct Reply {
+  Status status = Status::Ok;
+  uint32_t pad = 0;
+  // Simulated time (seconds) when the call returns: the rank's clock restarts from here.
+  double now = 0.0;
+  union {
+    HelloResult hello;
+    Handle handle;
+    ProcessId id;
+    NILimits limits;
+    uint64_t value; // PtlNIStatus register, PtlGetMap count, PtlGetUid, PT index
+    Event event;    // PtlEQGet/Wait/Poll (with `which` for Poll)
+    CTEvent ct;
+  } result{};
+  uint32_t which = 0; // index in the polled array
+};
+
+static_assert(std::is_trivially_copyable_v<Request> && std::is_trivially_copyable_v<Reply>,
+              "messages are copied byte-wise through shared memory");
+
+} // namespace s4bxi::ipc

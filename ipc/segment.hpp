@@ -1,0 +1,79 @@
+// Layout of the run's shared-memory segment: a header, then one channel per rank.
+//
+// The segment is an anonymous memfd created by the server and inherited by the
+// rank processes as a file descriptor (S4BXI_SHM_FD). Having no name in
+// /dev/shm means nothing can leak, even when the server is SIGKILLed. Nothing in
+// the segment is a pointer: each side maps it at its own address.
+#pragma once
+
+#include "doorbell.hpp"
+#include "protocol.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace s4bxi::ipc {
+
+inline constexpr uint64_t kSegmentMagic = 0x53344258'49495043ULL; // "S4BXIIPC"
+
+// Environment variables set for each rank process by the server.
+inline constexpr const char* kEnvShmFd = "S4BXI_SHM_FD";
+inline constexpr const char* kEnvRank = "S4BXI_RANK";
+inline constexpr const char* kEnvSize = "S4BXI_SIZE";
+
+// How the preload answers time queries locally, without a round trip.
+struct ClockConfig {
+  double cpu_factor;            // simulated seconds per second of thread CPU time (0: compute ignored)
+  int64_t realtime_epoch_ns;    // CLOCK_REALTIME at simulated time 0
+};
+
+struct SegmentHeader {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t rank_count;
+  uint64_t channels_offset;
+  uint64_t channel_stride;
+  ClockConfig clock;
+};
+
+struct alignas(64) Channel {
+  Doorbell request_bell; // rung by the rank, waited on by the server
+  Doorbell reply_bell;   // rung by the server, waited on by the rank
+  // Written by the forked child before exec: a process whose pid differs
+  // (e.g. a child the rank forks) must not use this channel.
+  std::atomic<int32_t> owner_pid;
+  alignas(64) Request request;
+  alignas(64) Reply reply;
+};
+
+inline std::size_t segment_size(uint32_t rank_count)
+{
+  std::size_t header = (sizeof(SegmentHeader) + 63) / 64 * 64;
+  return header + static_cast<std::size_t>(rank_count) * sizeof(Channel);
+}
+
+inline SegmentHeader* header_of(void* base)
+{
+  return static_cast<SegmentHeader*>(base);
+}
+
+inline Channel* channel_of(void* base, uint32_t rank)
+{
+  auto* header = header_of(base);
+  return reinterpret_cast<Channel*>(static_cast<char*>(base) + header->channels_offset +
+                                    header->channel_stride * rank);
+}
+
+// Fills a fresh (zeroed) segment's header.
+inline void format_segment(void* base, uint32_t rank_count, const ClockConfig& clock)
+{
+  auto* header = header_of(base);
+  header->magic = kSegmentMagic;
+  header->version = kProtocolVersion;
+  header->rank_count = rank_count;
+  header->channels_offset = (sizeof(SegmentHeader) + 63) / 64 * 64;
+  header->channel_stride = sizeof(Channel);
+  header->clock = clock;
+}
+
+} // namespace s4bxi::ipc
