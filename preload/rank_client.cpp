@@ -1,0 +1,235 @@
+// Attaching to the run's segment before main, detaching after the program's
+// own destructors, and the request/reply exchange in between.
+#include "rank_client.hpp"
+
+#include "doorbell.hpp"
+#include "real_functions.hpp"
+#include "sim_clock.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <pthread.h>
+#include <string_view>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace s4bxi::preload::client {
+namespace {
+
+std::atomic<State> current_state{State::NotLaunched};
+std::atomic<bool> explained{false};
+
+ipc::SegmentHeader* header = nullptr;
+ipc::Channel* channel = nullptr;
+ipc::HelloResult hello_result{};
+
+// Serializes the threads of the process on the single channel; also guards
+// the spin budget, which adapts to how fast this rank's peer answers.
+std::mutex channel_mutex;
+ipc::SpinBudget spin_budget;
+
+// Messages go through write(2): this runs in constructors and destructors,
+// where stdio may not be usable, and must not be reordered by buffering.
+void say(std::string_view text)
+{
+  while (not text.empty()) {
+    ssize_t n = write(STDERR_FILENO, text.data(), text.size());
+    if (n < 0 and errno == EINTR)
+      continue;
+    if (n <= 0)
+      return;
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+// The server waits for this process; carrying on without the channel would
+// only turn the problem into a confusing hang or failure later.
+[[noreturn]] void fatal(std::string_view text)
+{
+  say(text);
+  _exit(1);
+}
+
+bool parse_int(const char* text, long& value)
+{
+  std::string_view view(text);
+  auto [end, error] = std::from_chars(view.data(), view.data() + view.size(), value);
+  return error == std::errc() and end == view.data() + view.size() and not view.empty();
+}
+
+// The exchange itself; the caller holds channel_mutex. The wait loop makes no
+// system call but the futex: anything else there would stretch every round
+// trip.
+void exchange(ipc::Request& request, ipc::Reply& reply)
+{
+  request.compute_ns = sim_clock::compute_since_reply(real::thread_cpu_ns());
+  uint32_t seen = channel->reply_bell.current();
+  channel->request = request;
+  channel->request_bell.ring();
+  ipc::wait_for_ring(channel->reply_bell, seen, spin_budget, nullptr);
+  reply = channel->reply;
+  // Read after the wait, so that neither the spinning nor the time blocked
+  // counts as compute.
+  sim_clock::on_reply(reply.now, real::thread_cpu_ns());
+}
+
+// A process forked by the rank shares nothing with the server: the channel
+// is the parent's.
+void on_fork_child()
+{
+  current_state.store(State::NotTheRank, std::memory_order_release);
+}
+
+// Maps the segment named by the environment and returns its rank's channel,
+// or nullptr when this process is not a rank of the run.
+ipc::Channel* find_channel(const char* fd_text, const char* rank_text, const char* size_text)
+{
+  long fd = -1;
+  long rank = -1;
+  long size = -1;
+  if (not parse_int(fd_text, fd) or not parse_int(rank_text, rank) or not parse_int(size_text, size) or fd < 0 or
+      rank < 0 or size <= 0 or rank >= size)
+    return nullptr;
+
+  // The descriptor may not be the segment: a rank closes it after mapping, so
+  // a program it exec'd may have reused the number for something else.
+  struct stat st{};
+  if (fstat(static_cast<int>(fd), &st) != 0 or not S_ISREG(st.st_mode) or
+      static_cast<std::size_t>(st.st_size) < sizeof(ipc::SegmentHeader))
+    return nullptr;
+  auto length = static_cast<std::size_t>(st.st_size);
+  void* base = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, static_cast<int>(fd), 0);
+  if (base == MAP_FAILED)
+    return nullptr;
+  auto* head = ipc::header_of(base);
+  if (head->magic != ipc::kSegmentMagic) {
+    munmap(base, length);
+    return nullptr;
+  }
+  // It is the run's segment: children and exec'd programs must not inherit it.
+  close(static_cast<int>(fd));
+
+  if (head->version != ipc::kProtocolVersion)
+    fatal("libportals (s4bxi): this libportals and s4bxi-simserver speak different protocol versions; "
+          "use the libportals.so.4 that comes with the s4bxi-run you launch\n");
+  if (head->rank_count != static_cast<uint32_t>(size) or length < ipc::segment_size(head->rank_count) or
+      head->channel_stride < sizeof(ipc::Channel))
+    fatal("libportals (s4bxi): the S4BXI_* environment does not match the run's shared segment; "
+          "do not change S4BXI_RANK, S4BXI_SIZE or S4BXI_SHM_FD\n");
+
+  ipc::Channel* mine = ipc::channel_of(base, static_cast<uint32_t>(rank));
+  if (mine->owner_pid.load(std::memory_order_acquire) != getpid()) {
+    munmap(base, length);
+    return nullptr;
+  }
+  header = head;
+  return mine;
+}
+
+// Runs before the program's constructors (the library is preloaded, and 101
+// is the earliest priority among its own), so that main and any constructor
+// of the program already run on simulated time.
+__attribute__((constructor(101))) void attach()
+{
+  const char* fd_text = std::getenv(ipc::kEnvShmFd);
+  const char* rank_text = std::getenv(ipc::kEnvRank);
+  const char* size_text = std::getenv(ipc::kEnvSize);
+  if (fd_text == nullptr or rank_text == nullptr or size_text == nullptr)
+    return; // NotLaunched
+
+  channel = find_channel(fd_text, rank_text, size_text);
+  if (channel == nullptr) {
+    current_state.store(State::NotTheRank, std::memory_order_release);
+    return;
+  }
+  sim_clock::set_cpu_factor(header->clock.cpu_factor);
+  pthread_atfork(nullptr, nullptr, on_fork_child);
+
+  ipc::Request request;
+  request.op = ipc::Op::Hello;
+  request.args.hello.pid = static_cast<int32_t>(getpid());
+  request.args.hello.protocol_version = ipc::kProtocolVersion;
+  ipc::Reply reply;
+  {
+    std::lock_guard lock(channel_mutex);
+    exchange(request, reply);
+  }
+  if (reply.status != ipc::Status::Ok)
+    fatal("libportals (s4bxi): s4bxi-simserver refused this rank process; see the server's messages\n");
+  hello_result = reply.result.hello;
+  current_state.store(State::Attached, std::memory_order_release);
+}
+
+// Runs after the program's destructors and atexit handlers (they belong to
+// objects initialised after this library), so Portals calls made there are
+// still served.
+__attribute__((destructor(101))) void detach()
+{
+  std::lock_guard lock(channel_mutex);
+  if (current_state.load(std::memory_order_acquire) != State::Attached)
+    return;
+  ipc::Request request;
+  request.op = ipc::Op::Exit;
+  // The real exit status is not known here; the server learns it from waitpid.
+  request.args.exit.status = 0;
+  ipc::Reply reply;
+  exchange(request, reply);
+  current_state.store(State::Exited, std::memory_order_release);
+}
+
+} // namespace
+
+State state()
+{
+  return current_state.load(std::memory_order_acquire);
+}
+
+bool call(ipc::Request& request, ipc::Reply& reply)
+{
+  int saved_errno = errno;
+  std::lock_guard lock(channel_mutex);
+  // Checked under the lock: another thread may have sent Exit meanwhile.
+  if (state() != State::Attached)
+    return false;
+  exchange(request, reply);
+  errno = saved_errno;
+  return true;
+}
+
+const ipc::HelloResult& identity()
+{
+  return hello_result;
+}
+
+const ipc::ClockConfig& clock_config()
+{
+  return header->clock;
+}
+
+void explain_not_attached()
+{
+  if (explained.exchange(true))
+    return;
+  switch (state()) {
+  case State::NotLaunched:
+    say("libportals (s4bxi): not started by s4bxi-run; run the program with s4bxi-run\n");
+    break;
+  case State::NotTheRank:
+    say("libportals (s4bxi): this process is not one of the rank processes that s4bxi-run started "
+        "(it was forked or exec'd by one); only those can call Portals\n");
+    break;
+  case State::Exited:
+    say("libportals (s4bxi): Portals was called after the process began to exit (from a destructor "
+        "that runs after libportals's own); the emulator no longer serves this process\n");
+    break;
+  case State::Attached:
+    break;
+  }
+}
+
+} // namespace s4bxi::preload::client

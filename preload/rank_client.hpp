@@ -1,0 +1,45 @@
+// The process side of a rank's channel to the server.
+//
+// A process is attached when it was started by s4bxi-run as one of the ranks:
+// its environment names the run's segment and its rank, and the rank's channel
+// was reserved for its pid. Any other process (started by hand, forked by a rank,
+// exec'd by a rank) is not attached: the time hooks then behave like libc and
+// the Portals calls fail, with a sentence that says why.
+#pragma once
+
+#include "protocol.hpp"
+#include "segment.hpp"
+
+namespace s4bxi::preload::client {
+
+enum class State {
+  NotLaunched, // no s4bxi-run environment
+  NotTheRank,  // the environment is there, but the channel belongs to another process
+  Attached,
+  Exited, // Op::Exit was sent: the server no longer serves this process
+};
+
+State state();
+
+inline bool attached()
+{
+  return state() == State::Attached;
+}
+
+// Sends `request` (after filling its compute_ns) and waits for the reply.
+// Returns false, without sending, when the process is not attached. Calls from
+// several threads are serialized; errno is preserved.
+bool call(ipc::Request& request, ipc::Reply& reply);
+
+// What the server told this process when it attached. Meaningful only when
+// attached.
+const ipc::HelloResult& identity();
+
+// How to turn simulated time into clock readings. Meaningful only when attached.
+const ipc::ClockConfig& clock_config();
+
+// Prints, once per process, the sentence that explains why the Portals calls
+// fail in this process.
+void explain_not_attached();
+
+} // namespace s4bxi::preload::client

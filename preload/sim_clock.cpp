@@ -1,0 +1,82 @@
+// Threads: a reply received by one thread moves the clock of every thread,
+// because the simulated time of a process is one timeline. A thread that did
+// not make the call restarts its local extrapolation from that reply, taking
+// its own CPU time at the moment it notices the reply as origin; CPU time is
+// per thread, so the replying thread's CPU reading means nothing to it.
+#include "sim_clock.hpp"
+
+#include "real_functions.hpp"
+
+#include <atomic>
+#include <cmath>
+
+namespace s4bxi::preload::sim_clock {
+namespace {
+
+std::atomic<double> cpu_factor{0.0};
+
+// Latest reply of any thread. `generation` is published after `reply_ns`, so a
+// thread that sees a generation also sees that reply's time (or a later one).
+std::atomic<int64_t> reply_ns{0};
+std::atomic<uint64_t> generation{0};
+
+// Largest value returned so far: the clamp that keeps the clock monotonic
+// across threads and across the rounding of CPU readings.
+std::atomic<int64_t> latest_returned_ns{0};
+
+struct ThreadClock {
+  uint64_t seen_generation = 0; // reply the extrapolation below starts from
+  int64_t base_ns = 0;
+  uint64_t base_cpu_ns = 0;
+  uint64_t compute_mark_ns = 0; // thread CPU time at this thread's own last reply
+};
+thread_local ThreadClock self;
+
+int64_t to_ns(double seconds)
+{
+  return static_cast<int64_t>(std::llround(seconds * 1e9));
+}
+
+} // namespace
+
+void set_cpu_factor(double factor)
+{
+  cpu_factor.store(factor, std::memory_order_relaxed);
+}
+
+uint64_t compute_since_reply(uint64_t thread_cpu_now_ns)
+{
+  return thread_cpu_now_ns > self.compute_mark_ns ? thread_cpu_now_ns - self.compute_mark_ns : 0;
+}
+
+void on_reply(double now_seconds, uint64_t thread_cpu_now_ns)
+{
+  int64_t ns = to_ns(now_seconds);
+  reply_ns.store(ns, std::memory_order_relaxed);
+  uint64_t gen = generation.fetch_add(1, std::memory_order_release) + 1;
+  self.seen_generation = gen;
+  self.base_ns = ns;
+  self.base_cpu_ns = thread_cpu_now_ns;
+  self.compute_mark_ns = thread_cpu_now_ns;
+}
+
+int64_t now_ns()
+{
+  uint64_t cpu = real::thread_cpu_ns();
+  uint64_t gen = generation.load(std::memory_order_acquire);
+  if (gen != self.seen_generation) {
+    self.seen_generation = gen;
+    self.base_ns = reply_ns.load(std::memory_order_relaxed);
+    self.base_cpu_ns = cpu;
+  }
+  double factor = cpu_factor.load(std::memory_order_relaxed);
+  uint64_t consumed = cpu > self.base_cpu_ns ? cpu - self.base_cpu_ns : 0;
+  int64_t now = self.base_ns + static_cast<int64_t>(static_cast<double>(consumed) * factor);
+
+  int64_t latest = latest_returned_ns.load(std::memory_order_relaxed);
+  while (now > latest and not latest_returned_ns.compare_exchange_weak(latest, now, std::memory_order_relaxed)) {
+  }
+  return now > latest ? now : latest;
+}
+
+} // namespace s4bxi::preload::sim_clock

@@ -1,0 +1,27 @@
+// The process's simulated clock, answered locally between two round trips.
+//
+// Every reply carries the simulated time at which the call returns. Until the
+// next reply, the clock advances by the thread CPU time the caller consumes,
+// scaled by the run's CPU factor: the same compute that the server will inject
+// when the next call arrives. So a time query needs no round trip, and the
+// simulated time it shows agrees with what the server will account.
+#pragma once
+
+#include <cstdint>
+
+namespace s4bxi::preload::sim_clock {
+
+void set_cpu_factor(double factor);
+
+// Thread CPU time (ns) the calling thread consumed since its previous reply:
+// the compute the server injects before it handles the call being sent.
+uint64_t compute_since_reply(uint64_t thread_cpu_now_ns);
+
+// Records a reply received by the calling thread.
+void on_reply(double now_seconds, uint64_t thread_cpu_now_ns);
+
+// Simulated nanoseconds since the simulated epoch, never smaller than a value
+// already returned to any thread of the process.
+int64_t now_ns();
+
+} // namespace s4bxi::preload::sim_clock
