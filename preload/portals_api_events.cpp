@@ -1,0 +1,192 @@
+// Event queues and counting events. Waits and polls block in the server, in
+// simulated time; the preload only waits for the reply.
+#include "export.hpp"
+#include "portals_api_forward.hpp"
+
+using namespace s4bxi;
+using namespace s4bxi::preload;
+using ipc::Op;
+
+namespace {
+
+// PTL_EQ_DROPPED also delivers an event (the one after the lost ones).
+bool carries_event(int rc)
+{
+  return rc == PTL_OK or rc == PTL_EQ_DROPPED;
+}
+
+int eq_get(Op op, ptl_handle_eq_t eq_handle, ptl_event_t* event)
+{
+  if (not client::attached())
+    return api::not_attached();
+  if (event == nullptr)
+    return PTL_ARG_INVALID;
+  ipc::Request request = api::request_for(op);
+  request.args.handle.handle = abi::eq_to_wire(eq_handle);
+  ipc::Reply reply;
+  int rc = api::forward(request, reply);
+  if (carries_event(rc))
+    *event = abi::event_from_wire(reply.result.event);
+  return rc;
+}
+
+} // namespace
+
+extern "C" {
+
+S4BXI_EXPORT int PtlEQAlloc(ptl_handle_ni_t ni_handle, ptl_size_t count, ptl_handle_eq_t* eq_handle)
+{
+  if (not client::attached())
+    return api::not_attached();
+  if (eq_handle == nullptr)
+    return PTL_ARG_INVALID;
+  ipc::Request request = api::request_for(Op::EQAlloc);
+  request.args.eq_alloc.ni = abi::handle_to_wire(ni_handle);
+  request.args.eq_alloc.count = count;
+  ipc::Reply reply;
+  int rc = api::forward(request, reply);
+  if (rc == PTL_OK)
+    *eq_handle = abi::handle_from_wire(reply.result.handle, PTL_EQ_NONE);
+  return rc;
+}
+
+S4BXI_EXPORT int PtlEQFree(ptl_handle_eq_t eq_handle)
+{
+  return api::forward_handle(Op::EQFree, abi::eq_to_wire(eq_handle));
+}
+
+S4BXI_EXPORT int PtlEQGet(ptl_handle_eq_t eq_handle, ptl_event_t* event)
+{
+  return eq_get(Op::EQGet, eq_handle, event);
+}
+
+S4BXI_EXPORT int PtlEQWait(ptl_handle_eq_t eq_handle, ptl_event_t* event)
+{
+  return eq_get(Op::EQWait, eq_handle, event);
+}
+
+// The handle array stays in the program's memory; the server reads it.
+S4BXI_EXPORT int PtlEQPoll(const ptl_handle_eq_t* eq_handles, unsigned int size, ptl_time_t timeout,
+                           ptl_event_t* event, unsigned int* which)
+{
+  if (not client::attached())
+    return api::not_attached();
+  if (event == nullptr or which == nullptr)
+    return PTL_ARG_INVALID;
+  ipc::Request request = api::request_for(Op::EQPoll);
+  auto& args = request.args.poll;
+  args.handles_address = abi::address_of(eq_handles);
+  args.tests_address = 0;
+  args.size = size;
+  args.handle_size = sizeof(ptl_handle_eq_t);
+  args.timeout_ms = abi::timeout_to_wire(timeout);
+  ipc::Reply reply;
+  int rc = api::forward(request, reply);
+  if (carries_event(rc)) {
+    *event = abi::event_from_wire(reply.result.event);
+    *which = reply.which;
+  }
+  return rc;
+}
+
+S4BXI_EXPORT int PtlCTAlloc(ptl_handle_ni_t ni_handle, ptl_handle_ct_t* ct_handle)
+{
+  if (not client::attached())
+    return api::not_attached();
+  if (ct_handle == nullptr)
+    return PTL_ARG_INVALID;
+  ipc::Request request = api::request_for(Op::CTAlloc);
+  request.args.handle.handle = abi::handle_to_wire(ni_handle);
+  ipc::Reply reply;
+  int rc = api::forward(request, reply);
+  if (rc == PTL_OK)
+    *ct_handle = abi::handle_from_wire(reply.result.handle, PTL_CT_NONE);
+  return rc;
+}
+
+S4BXI_EXPORT int PtlCTFree(ptl_handle_ct_t ct_handle)
+{
+  return api::forward_handle(Op::CTFree, abi::ct_to_wire(ct_handle));
+}
+
+S4BXI_EXPORT int PtlCTGet(ptl_handle_ct_t ct_handle, ptl_ct_event_t* event)
+{
+  if (not client::attached())
+    return api::not_attached();
+  if (event == nullptr)
+    return PTL_ARG_INVALID;
+  ipc::Request request = api::request_for(Op::CTGet);
+  request.args.handle.handle = abi::ct_to_wire(ct_handle);
+  ipc::Reply reply;
+  int rc = api::forward(request, reply);
+  if (rc == PTL_OK)
+    *event = abi::ct_event_from_wire(reply.result.ct);
+  return rc;
+}
+
+S4BXI_EXPORT int PtlCTWait(ptl_handle_ct_t ct_handle, ptl_size_t test, ptl_ct_event_t* event)
+{
+  if (not client::attached())
+    return api::not_attached();
+  if (event == nullptr)
+    return PTL_ARG_INVALID;
+  ipc::Request request = api::request_for(Op::CTWait);
+  request.args.ct_wait.ct = abi::ct_to_wire(ct_handle);
+  request.args.ct_wait.test = test;
+  ipc::Reply reply;
+  int rc = api::forward(request, reply);
+  if (rc == PTL_OK)
+    *event = abi::ct_event_from_wire(reply.result.ct);
+  return rc;
+}
+
+// Both arrays stay in the program's memory; the server reads them.
+S4BXI_EXPORT int PtlCTPoll(const ptl_handle_ct_t* ct_handles, const ptl_size_t* tests, unsigned int size,
+                           ptl_time_t timeout, ptl_ct_event_t* event, unsigned int* which)
+{
+  if (not client::attached())
+    return api::not_attached();
+  if (event == nullptr or which == nullptr)
+    return PTL_ARG_INVALID;
+  ipc::Request request = api::request_for(Op::CTPoll);
+  auto& args = request.args.poll;
+  args.handles_address = abi::address_of(ct_handles);
+  args.tests_address = abi::address_of(tests);
+  args.size = size;
+  args.handle_size = sizeof(ptl_handle_ct_t);
+  args.timeout_ms = abi::timeout_to_wire(timeout);
+  ipc::Reply reply;
+  int rc = api::forward(request, reply);
+  if (rc == PTL_OK) {
+    *event = abi::ct_event_from_wire(reply.result.ct);
+    *which = reply.which;
+  }
+  return rc;
+}
+
+namespace {
+
+int ct_update(Op op, ptl_handle_ct_t ct_handle, const ptl_ct_event_t& value)
+{
+  if (not client::attached())
+    return api::not_attached();
+  ipc::Request request = api::request_for(op);
+  request.args.ct_update.ct = abi::ct_to_wire(ct_handle);
+  request.args.ct_update.value = abi::ct_event_to_wire(value);
+  ipc::Reply reply;
+  return api::forward(request, reply);
+}
+
+} // namespace
+
+S4BXI_EXPORT int PtlCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct)
+{
+  return ct_update(Op::CTSet, ct_handle, new_ct);
+}
+
+S4BXI_EXPORT int PtlCTInc(ptl_handle_ct_t ct_handle, ptl_ct_event_t increment)
+{
+  return ct_update(Op::CTInc, ct_handle, increment);
+}
+
+} // extern "C"
