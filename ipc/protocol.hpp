@@ -375,7 +375,9 @@ struct Reply {
     Event event;    // PtlEQGet/Wait/Poll (with `which` for Poll)
     CTEvent ct;
   } result{};
-  uint32_t which = 0; // index in the polled array
+  // PtlEQPoll/PtlCTPoll: index in the polled array. PtlNIInit: the NI handle
+  // (the granted limits fill `result`).
+  uint32_t which = 0;
 };
 
 static_assert(std::is_trivially_copyable_v<Request> && std::is_trivially_copyable_v<Reply>,

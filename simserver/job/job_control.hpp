@@ -1,0 +1,39 @@
+// Ending a run, on every path: normal end, a rank that fails, a deadlock, or
+// Ctrl-C. Every path kills what is left of the ranks, writes the report and
+// the summary line, and exits with a status that names the cause.
+#pragma once
+
+#include "../world.hpp"
+
+#include <csignal>
+#include <string>
+
+namespace s4bxi::job {
+
+inline constexpr int kUsageErrorStatus = 2;
+inline constexpr int kDeadlockStatus = 86; // distinct from the usual small exit codes of programs
+
+class JobControl {
+public:
+  JobControl(World& world, std::string report_path, double wall_start);
+
+  // Ends the run at once: kills the ranks, reports, prints `sentence` (if not
+  // empty) on stderr prefixed with "s4bxi-run: ", exits with `status`.
+  [[noreturn]] void finish(int status, const std::string& sentence);
+
+  // Set from a signal handler; checked by the waiting proxies and at each
+  // simulated time step.
+  static volatile std::sig_atomic_t interrupt_signal;
+  void check_interrupt();
+  static void install_signal_handlers();
+
+private:
+  void write_report(int status) const;
+  World& world_;
+  std::string report_path_;
+  double wall_start_;
+};
+
+double wall_clock_now();
+
+} // namespace s4bxi::job

@@ -1,0 +1,61 @@
+// The rank processes of a run and the shared-memory segment they talk through.
+// The server forks every rank itself, so it is their parent: it reaps them,
+// signals them, and may read and write their memory.
+#pragma once
+
+#include "segment.hpp"
+
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace s4bxi::job {
+
+struct LaunchSpec {
+  std::vector<std::string> argv; // program and its arguments
+  std::string preload_library;   // absolute path of our libportals.so.4
+};
+
+// How a process ended, as waitpid reported it.
+struct Termination {
+  bool signaled = false;
+  int code = 0; // exit status, or signal number when `signaled`
+  [[nodiscard]] int shell_status() const { return signaled ? 128 + code : code; }
+  [[nodiscard]] std::string describe() const;
+};
+
+class RankProcesses {
+public:
+  RankProcesses(unsigned count, const ipc::ClockConfig& clock);
+  ~RankProcesses();
+  RankProcesses(const RankProcesses&) = delete;
+  RankProcesses& operator=(const RankProcesses&) = delete;
+
+  // Starts every rank. Throws std::runtime_error (one sentence) if a process
+  // cannot be started; the ones already started are killed.
+  void spawn_all(const LaunchSpec& spec);
+
+  [[nodiscard]] unsigned count() const { return count_; }
+  [[nodiscard]] pid_t pid(unsigned rank) const { return pids_[rank]; }
+  [[nodiscard]] ipc::Channel* channel(unsigned rank) const { return ipc::channel_of(segment_, rank); }
+
+  // Non-blocking: the termination of `rank` if it ended (reaping it).
+  std::optional<Termination> poll_exit(unsigned rank);
+  // Blocks until `rank` ends.
+  Termination wait_exit(unsigned rank);
+  [[nodiscard]] const std::optional<Termination>& termination(unsigned rank) const { return ended_[rank]; }
+
+  // SIGKILLs every live rank and reaps it. Safe to call more than once.
+  void kill_all();
+
+private:
+  unsigned count_;
+  int memfd_ = -1;
+  void* segment_ = nullptr;
+  size_t segment_bytes_ = 0;
+  std::vector<pid_t> pids_;
+  std::vector<std::optional<Termination>> ended_;
+};
+
+} // namespace s4bxi::job

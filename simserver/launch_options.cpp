@@ -1,0 +1,127 @@
+#include "launch_options.hpp"
+
+#include <charconv>
+
+namespace s4bxi {
+namespace {
+
+bool parse_count(const std::string& text, unsigned& value)
+{
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size() && value > 0;
+}
+
+} // namespace
+
+std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>& args, std::string& error)
+{
+  LaunchOptions options;
+  size_t i = 0;
+  // Options taking a value accept "--opt value" and "--opt=value".
+  auto value_of = [&](const std::string& arg, const std::string& name, std::string& value) {
+    if (arg == name) {
+      if (i + 1 >= args.size()) {
+        error = "option " + name + " needs a value";
+        return false;
+      }
+      value = args[++i];
+      return true;
+    }
+    if (arg.rfind(name + "=", 0) == 0) {
+      value = arg.substr(name.size() + 1);
+      return true;
+    }
+    return false;
+  };
+  for (; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    std::string value;
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg.empty() || arg[0] != '-')
+      break; // the program
+    if (arg == "-h" || arg == "--help") {
+      options.help = true;
+    } else if (arg == "--help-cfg") {
+      options.help_cfg = true;
+    } else if (arg == "--version") {
+      options.version = true;
+    } else if (value_of(arg, "-n", value) || value_of(arg, "-np", value) || value_of(arg, "--ranks", value)) {
+      if (not error.empty())
+        return std::nullopt;
+      if (not parse_count(value, options.ranks)) {
+        error = "the rank count '" + value + "' is not a positive integer";
+        return std::nullopt;
+      }
+    } else if (value_of(arg, "--platform", value)) {
+      if (value.empty()) {
+        error = "option --platform needs a file or a fattree: specification";
+        return std::nullopt;
+      }
+      options.platform = value;
+    } else if (value_of(arg, "--report", value)) {
+      options.report_path = value;
+    } else if (value_of(arg, "--preload-library", value)) {
+      options.preload_library = value;
+    } else if (value_of(arg, "--cfg", value)) {
+      options.simgrid_args.push_back("--cfg=" + value);
+    } else if (value_of(arg, "--log", value)) {
+      options.simgrid_args.push_back("--log=" + value);
+    } else {
+      error = "unknown option '" + arg + "'";
+      return std::nullopt;
+    }
+    if (not error.empty())
+      return std::nullopt;
+  }
+  for (; i < args.size(); ++i)
+    options.program.push_back(args[i]);
+  if (options.program.empty() && not options.help && not options.help_cfg && not options.version) {
+    error = "no program to run";
+    return std::nullopt;
+  }
+  return options;
+}
+
+std::vector<std::string> to_arguments(const LaunchOptions& options)
+{
+  std::vector<std::string> args = {"-n", std::to_string(options.ranks)};
+  if (not options.platform.empty())
+    args.push_back("--platform=" + options.platform);
+  if (not options.report_path.empty())
+    args.push_back("--report=" + options.report_path);
+  if (not options.preload_library.empty())
+    args.push_back("--preload-library=" + options.preload_library);
+  for (const auto& arg : options.simgrid_args)
+    args.push_back(arg);
+  if (options.help_cfg)
+    args.emplace_back("--help-cfg");
+  args.emplace_back("--");
+  for (const auto& arg : options.program)
+    args.push_back(arg);
+  return args;
+}
+
+std::string usage_text()
+{
+  return "Usage: s4bxi-run [options] [--] program [args...]\n"
+         "Runs an unmodified, dynamically linked Portals 4 program as N processes on a\n"
+         "simulated BXI cluster (SimGrid).\n\n"
+         "Options:\n"
+         "  -n, -np, --ranks N     number of ranks (default 1)\n"
+         "  --platform SPEC        SimGrid XML platform file, or fattree:L;DOWN;UP;PARALLEL\n"
+         "                         (default: fattree:1;2;1;1, two nodes behind one switch)\n"
+         "  --report FILE          write a JSON report of the run\n"
+         "  --cfg=NAME:VALUE       set a model or SimGrid option (s4bxi/... options: --help-cfg)\n"
+         "  --log=CATEGORY.thres:LEVEL  SimGrid logging, e.g. --log=s4bxi_nic.thres:debug\n"
+         "  --help-cfg             list the model options with their defaults\n"
+         "  -h, --help             this help\n"
+         "  --version              print the version\n\n"
+         "Ranks are placed round-robin over the platform's nodes. Exit status: 0 when every\n"
+         "rank exits 0, otherwise the first failing rank's status (128+N for signal N);\n"
+         "2 for a usage error; 86 when the ranks deadlock.\n";
+}
+
+} // namespace s4bxi

@@ -1,0 +1,31 @@
+// The command line of s4bxi-run, parsed the same way by the launcher (which
+// checks it and the program) and by the server it hands over to.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace s4bxi {
+
+struct LaunchOptions {
+  unsigned ranks = 1;
+  std::string platform;                  // fattree: spec or XML path; empty: the default platform
+  std::string report_path;               // --report FILE
+  std::vector<std::string> simgrid_args; // --cfg=... and --log=..., in command-line order
+  std::vector<std::string> program;      // program and its arguments
+  std::string preload_library;           // given by the launcher to the server
+  bool help = false;
+  bool help_cfg = false;
+  bool version = false;
+};
+
+// Returns nullopt with `error` set to one sentence on bad input.
+std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>& args, std::string& error);
+
+// The arguments that make the server parse the same options (program included).
+std::vector<std::string> to_arguments(const LaunchOptions& options);
+
+std::string usage_text();
+
+} // namespace s4bxi

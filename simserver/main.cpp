@@ -1,0 +1,171 @@
+// s4bxi-simserver: the SimGrid simulation that the rank processes of a run
+// talk to. Started by s4bxi-run (same command line plus the preload library).
+#include "job/job_control.hpp"
+#include "job/rank_processes.hpp"
+#include "launch_options.hpp"
+#include "model_options.hpp"
+#include "nic/nic.hpp"
+#include "platform/cluster.hpp"
+#include "portals/api.hpp"
+#include "rank_proxy.hpp"
+#include "world.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <unistd.h>
+
+namespace s4u = simgrid::s4u;
+using namespace s4bxi;
+
+namespace {
+
+[[noreturn]] void usage_error(const std::string& sentence)
+{
+  std::fprintf(stderr, "s4bxi-run: %s\n", sentence.c_str());
+  std::exit(job::kUsageErrorStatus);
+}
+
+void print_model_options()
+{
+  std::printf("Model options (set with --cfg=NAME:VALUE; SimGrid's own options also apply):\n");
+  for (const auto& option : options::all()) {
+    std::printf("  %-28s default %-12s %s", option.name.c_str(), option.default_value.c_str(), option.help.c_str());
+    if (not option.environment_alias.empty())
+      std::printf(" [env %s]", option.environment_alias.c_str());
+    std::printf("\n");
+  }
+}
+
+// SimGrid's command line: our defaults for the network model first, then the
+// S4BXI_* variables, then the user's options, so that later ones win.
+std::vector<std::string> simgrid_command_line(const LaunchOptions& launch)
+{
+  std::vector<std::string> args = {
+      "s4bxi-simserver",
+      // Plain max-min sharing without TCP correction factors: BXI is not TCP.
+      "--cfg=network/model:CM02",
+      "--cfg=network/crosstraffic:0",
+      "--cfg=network/TCP-gamma:0",
+      "--log=xbt_cfg.thres:warning",
+      "--log=root.fmt:[%10.6r]%e[%a@%h]%e%m%n",
+  };
+  for (const auto& arg : options::from_environment())
+    args.push_back(arg);
+  for (const auto& arg : launch.simgrid_args)
+    args.push_back(arg);
+  return args;
+}
+
+// Rank r goes to node r mod N: one rank per node first, as a ping-pong expects.
+std::vector<unsigned> place_ranks(const std::vector<platform::Node>& nodes, unsigned ranks)
+{
+  unsigned cores = 0;
+  for (const auto& node : nodes)
+    cores += static_cast<unsigned>(node.cores);
+  if (ranks > cores)
+    usage_error("cannot place " + std::to_string(ranks) + " ranks: the platform has " + std::to_string(nodes.size()) +
+                " nodes with " + std::to_string(cores) + " cores in all; use a larger --platform or fewer ranks");
+  std::vector<unsigned> node_of(ranks);
+  std::vector<int> used(nodes.size(), 0);
+  unsigned next = 0;
+  for (unsigned r = 0; r < ranks; ++r) {
+    while (used[next % nodes.size()] >= nodes[next % nodes.size()].cores)
+      ++next;
+    node_of[r] = next % static_cast<unsigned>(nodes.size());
+    used[node_of[r]]++;
+    ++next;
+  }
+  return node_of;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  const double wall_start = job::wall_clock_now();
+  options::declare();
+  std::string error;
+  auto launch = parse_launch_options(std::vector<std::string>(argv + 1, argv + argc), error);
+  if (not launch)
+    usage_error(error + "; see s4bxi-run --help");
+  if (launch->help_cfg) {
+    print_model_options();
+    return 0;
+  }
+  if (launch->preload_library.empty())
+    usage_error("s4bxi-simserver is started by s4bxi-run; run your program with s4bxi-run");
+
+  auto sg_args = simgrid_command_line(*launch);
+  std::vector<char*> sg_argv;
+  for (auto& arg : sg_args)
+    sg_argv.push_back(arg.data());
+  int sg_argc = static_cast<int>(sg_argv.size());
+  sg_argv.push_back(nullptr);
+  s4u::Engine engine(&sg_argc, sg_argv.data());
+  if (sg_argc > 1)
+    usage_error(std::string("option '") + sg_argv[1] + "' is not understood by SimGrid");
+
+  World world;
+  try {
+    world.nodes = platform::load_cluster(launch->platform.empty() ? platform::kDefaultPlatform : launch->platform);
+  } catch (const std::exception& e) {
+    usage_error(e.what());
+  }
+  const auto node_of = place_ranks(world.nodes, launch->ranks);
+
+  ipc::ClockConfig clock{};
+  clock.cpu_factor = options::compute_model() == options::ComputeModel::None ? 0.0 : options::cpu_factor();
+  clock.realtime_epoch_ns = static_cast<int64_t>(options::realtime_epoch_s() * 1e9);
+  job::RankProcesses processes(launch->ranks, clock);
+  world.processes = &processes;
+
+  world.ranks.resize(launch->ranks);
+  std::vector<uint32_t> next_pid(world.nodes.size(), 0);
+  for (unsigned r = 0; r < launch->ranks; ++r) {
+    auto& rank = world.ranks[r];
+    rank.rank = r;
+    rank.nid = world.nodes[node_of[r]].nid;
+    rank.pid = next_pid[node_of[r]]++;
+    rank.uid = static_cast<uint32_t>(getuid());
+    rank.mutex = s4u::Mutex::create();
+    rank.changed = s4u::ConditionVariable::create();
+    world.by_address[{rank.nid, rank.pid}] = r;
+  }
+  world.nics.resize(world.nodes.size());
+  for (const auto& node : world.nodes) {
+    world.nics[node.nid] = std::make_unique<nic::Nic>(world, node);
+    world.nics[node.nid]->start();
+  }
+
+  portals::Api api(world);
+  job::JobControl control(world, launch->report_path, wall_start);
+  job::JobControl::install_signal_handlers();
+  try {
+    processes.spawn_all({launch->program, launch->preload_library});
+  } catch (const std::exception& e) {
+    usage_error(e.what());
+  }
+  for (unsigned r = 0; r < launch->ranks; ++r) {
+    world.ranks[r].os_pid = processes.pid(r);
+    s4u::Actor::create("rank" + std::to_string(r), world.nodes[node_of[r]].cpu,
+                       [&world, &api, &control, r] { RankProxy(world, api, control, r)(); });
+  }
+  s4u::Engine::on_time_advance_cb([&control](double) { control.check_interrupt(); });
+  s4u::Engine::on_deadlock_cb([&world, &control] {
+    std::string waiting;
+    for (const auto& rank : world.ranks)
+      if (rank.alive)
+        waiting += (waiting.empty() ? "" : ", ") + std::string("rank ") + std::to_string(rank.rank) + " in " +
+                   rank.current_call;
+    control.finish(job::kDeadlockStatus, "deadlock: no rank can make progress (" + waiting +
+                                             "); nothing in flight can complete their waits");
+  });
+
+  engine.run();
+
+  // Every rank ended; the first that failed already ended the run.
+  control.finish(0, "");
+}

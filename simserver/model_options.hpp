@@ -1,0 +1,55 @@
+// Every model option of the emulator, its default and its help text, in one
+// place. The options are SimGrid configuration flags (set with
+// --cfg=s4bxi/name:value, as SimGrid users expect); some also read an S4BXI_*
+// environment variable, for users of the original S4BXI.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace s4bxi::options {
+
+enum class ComputeModel { CpuTime, None };
+
+// Values read once the command line has been parsed (Engine constructed).
+double cpu_factor();
+double cpu_threshold_s();
+ComputeModel compute_model();
+double poll_cost_s();
+int poll_block_after();
+double realtime_epoch_s();
+bool model_pci_commands();
+double pci_latency_s();
+double pci_bandwidth_Bps();        // shared PCIe link (gen3 x16)
+double pci_transfer_cap_Bps();     // per-transfer cap, no sharing
+double bxi_bandwidth_Bps();
+double bxi_latency_s();
+double nic_tx_delay_s();
+double nic_rx_delay_s();
+double nic_response_delay_s();
+int command_queue_depth();
+int inline_limit_matching();
+int inline_limit_plain();
+int pio_limit_matching();
+int pio_limit_plain();
+int early_send_limit();
+int header_bytes();
+double link_payload_efficiency();  // payload bytes per wire byte (72 B packets carry 64 B)
+int cpu_cores_per_node();
+double cpu_speed_flops();
+
+struct Description {
+  std::string name;
+  std::string default_value;
+  std::string environment_alias; // empty when none
+  std::string help;
+};
+const std::vector<Description>& all();
+
+// --cfg arguments equivalent to the S4BXI_* variables present in `environ`.
+std::vector<std::string> from_environment();
+
+// Forces the registration of the flags (static objects in model_options.cpp).
+void declare();
+
+} // namespace s4bxi::options

@@ -1,0 +1,60 @@
+// The BXI NIC of one node (thesis, chapter 4): per virtual network a TX engine
+// that consumes a command queue and puts messages on the wire, and an RX engine
+// that receives from the wire, matches, moves data to host memory and emits
+// events and responses. Each engine is a SimGrid actor on the node's NIC host.
+#pragma once
+
+#include "command_queue.hpp"
+#include "message.hpp"
+#include "../world.hpp"
+
+#include <simgrid/s4u/Mailbox.hpp>
+
+#include <array>
+#include <memory>
+
+namespace s4bxi::nic {
+
+struct NicStatistics {
+  uint64_t messages_sent[4] = {};    // by Message::Kind
+  uint64_t payload_bytes_sent = 0;
+  uint64_t wire_bytes_sent = 0;
+};
+
+class Nic {
+public:
+  Nic(World& world, const platform::Node& node);
+  Nic(const Nic&) = delete;
+  Nic& operator=(const Nic&) = delete;
+
+  void start();
+
+  // Called by a rank's proxy actor, on the node's CPU host: models the CPU
+  // writing the command (and a PIO payload) over PCIe, then queues it.
+  void submit(std::unique_ptr<Message> message, uint64_t pio_bytes);
+
+  [[nodiscard]] const NicStatistics& statistics() const { return statistics_; }
+
+private:
+  void tx_loop(VirtualNetwork network);
+  void rx_loop(VirtualNetwork network);
+  void transmit(Message* message);
+  void handle_request(std::unique_ptr<Message> message);
+  void handle_response(std::unique_ptr<Message> message);
+  void respond(const Message& request, Message::Kind kind, ipc::FailKind fail, uint64_t mlength, uint64_t offset,
+               bool portals_ack, std::vector<unsigned char> payload = {});
+  void write_to_host(pid_t pid, uint64_t address, const std::vector<unsigned char>& bytes, uint64_t length,
+                     ipc::FailKind& fail);
+  void deliver_send_event(const InitiatorOp& op, ipc::FailKind fail);
+
+  simgrid::s4u::Mailbox* inbox(VirtualNetwork network) { return inboxes_[static_cast<int>(network)]; }
+  CommandQueue<Message*>& queue(VirtualNetwork network) { return *queues_[static_cast<int>(network)]; }
+
+  World& world_;
+  platform::Node node_;
+  std::array<std::unique_ptr<CommandQueue<Message*>>, kVirtualNetworks> queues_;
+  std::array<simgrid::s4u::Mailbox*, kVirtualNetworks> inboxes_{};
+  NicStatistics statistics_;
+};
+
+} // namespace s4bxi::nic

@@ -1,0 +1,153 @@
+#include "cluster.hpp"
+
+#include "fattree_spec.hpp"
+#include "../model_options.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+namespace s4u = simgrid::s4u;
+
+namespace s4bxi::platform {
+namespace {
+
+// A node as a zone of its own: CPU host, NIC host, and the PCIe path between
+// them modelled as two links in series: a per-transfer cap that is not shared
+// (FATPIPE), and the shared x16 link, full duplex.
+std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoint*>
+build_node_zone(const s4u::NetZone* parent, unsigned long id)
+{
+  const std::string name = "node" + std::to_string(id);
+  auto* zone = s4u::create_full_zone(name);
+  zone->set_parent(parent);
+  auto* cpu = zone->create_host(name, options::cpu_speed_flops())->set_core_count(options::cpu_cores_per_node());
+  cpu->seal();
+  auto* nic = zone->create_host(name + kNicSuffix, options::cpu_speed_flops());
+  nic->seal();
+  auto* cap = zone->create_link(name + "_pci_cap", options::pci_transfer_cap_Bps())
+                  ->set_sharing_policy(s4u::Link::SharingPolicy::FATPIPE)
+                  ->seal();
+  auto* pci = zone->create_split_duplex_link(name + "_pci", options::pci_bandwidth_Bps())
+                  ->set_latency(options::pci_latency_s())
+                  ->seal();
+  zone->add_route(cpu->get_netpoint(), nic->get_netpoint(), nullptr, nullptr,
+                  {s4u::LinkInRoute(cap), s4u::LinkInRoute(pci, s4u::LinkInRoute::Direction::UP)}, false);
+  zone->add_route(nic->get_netpoint(), cpu->get_netpoint(), nullptr, nullptr,
+                  {s4u::LinkInRoute(cap), s4u::LinkInRoute(pci, s4u::LinkInRoute::Direction::DOWN)}, false);
+  zone->seal();
+  return {zone->get_netpoint(), nic->get_netpoint()};
+}
+
+void build_fattree(const FatTreeSpec& spec)
+{
+  s4u::FatTreeParams params(spec.levels, spec.down, spec.up, spec.parallel);
+  auto* root = s4u::Engine::get_instance()->get_netzone_root();
+  s4u::ClusterCallbacks callbacks(
+      [](s4u::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) {
+        return build_node_zone(zone, id);
+      });
+  auto* tree = s4u::create_fatTree_zone("bxi", root, params, callbacks, options::bxi_bandwidth_Bps(),
+                                        options::bxi_latency_s(), s4u::Link::SharingPolicy::SPLITDUPLEX);
+  tree->seal();
+}
+
+void check_xml_file(const std::string& path)
+{
+  std::ifstream file(path);
+  if (not file)
+    throw std::runtime_error("platform file '" + path + "' cannot be read; give an existing SimGrid XML file or a "
+                             "fattree: specification to --platform");
+  std::string start(512, '\0');
+  file.read(start.data(), static_cast<std::streamsize>(start.size()));
+  start.resize(static_cast<size_t>(file.gcount()));
+  if (start.find("<platform") == std::string::npos)
+    throw std::runtime_error("platform file '" + path + "' is not a SimGrid XML platform (no <platform> element)");
+}
+
+// "node10" sorts after "node2".
+bool natural_less(const std::string& a, const std::string& b)
+{
+  size_t i = 0;
+  size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      size_t i_end = i;
+      size_t j_end = j;
+      while (i_end < a.size() && std::isdigit(static_cast<unsigned char>(a[i_end])))
+        ++i_end;
+      while (j_end < b.size() && std::isdigit(static_cast<unsigned char>(b[j_end])))
+        ++j_end;
+      auto na = std::stoull(a.substr(i, i_end - i));
+      auto nb = std::stoull(b.substr(j, j_end - j));
+      if (na != nb)
+        return na < nb;
+      i = i_end;
+      j = j_end;
+    } else {
+      if (a[i] != b[j])
+        return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+} // namespace
+
+std::vector<Node> discover_nodes()
+{
+  std::map<std::string, s4u::Host*> hosts;
+  for (auto* host : s4u::Engine::get_instance()->get_all_hosts())
+    hosts[host->get_name()] = host;
+  std::vector<std::string> names;
+  const std::string suffix = kNicSuffix;
+  for (const auto& [name, host] : hosts)
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      if (hosts.count(name + suffix) != 0)
+        names.push_back(name);
+  std::sort(names.begin(), names.end(), natural_less);
+  std::vector<Node> nodes;
+  for (const auto& name : names) {
+    Node node;
+    node.nid = static_cast<unsigned>(nodes.size());
+    node.cpu = hosts[name];
+    node.nic = hosts[name + suffix];
+    node.cores = node.cpu->get_core_count();
+    nodes.push_back(node);
+  }
+  return nodes;
+}
+
+std::vector<Node> load_cluster(const std::string& spec)
+{
+  if (spec.rfind(kFatTreePrefix, 0) == 0) {
+    std::string error;
+    auto tree = parse_fattree(spec, error);
+    if (not tree)
+      throw std::runtime_error(error);
+    build_fattree(*tree);
+  } else {
+    check_xml_file(spec);
+    try {
+      s4u::Engine::get_instance()->load_platform(spec);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("platform file '" + spec + "' could not be loaded: " + e.what());
+    }
+  }
+  auto nodes = discover_nodes();
+  if (nodes.empty())
+    throw std::runtime_error("platform '" + spec + "' has no node: each node needs a CPU host X and a NIC host X" +
+                             kNicSuffix + " joined by a route (the PCIe link)");
+  return nodes;
+}
+
+} // namespace s4bxi::platform

@@ -1,0 +1,32 @@
+// The simulated machine as the rest of the server sees it: a list of nodes,
+// each with a CPU host (one core per rank placed there) and a NIC host, joined
+// by PCIe; NIC hosts are joined by the BXI network.
+#pragma once
+
+#include <simgrid/s4u/Host.hpp>
+
+#include <string>
+#include <vector>
+
+namespace s4bxi::platform {
+
+struct Node {
+  unsigned nid = 0;
+  simgrid::s4u::Host* cpu = nullptr;
+  simgrid::s4u::Host* nic = nullptr;
+  int cores = 1;
+};
+
+inline constexpr const char* kNicSuffix = "_NIC";
+inline constexpr const char* kDefaultPlatform = "fattree:1;2;1;1";
+
+// Builds the platform described by `spec` (a fattree: specification or the path
+// of a SimGrid XML file) in the current engine. Throws std::runtime_error with
+// one sentence naming the problem.
+std::vector<Node> load_cluster(const std::string& spec);
+
+// Finds the nodes of an already loaded platform: every host X that has a host
+// named X_NIC is a node. Nodes come in natural name order (node2 before node10).
+std::vector<Node> discover_nodes();
+
+} // namespace s4bxi::platform

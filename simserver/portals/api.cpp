@@ -1,0 +1,927 @@
+#include "api.hpp"
+
+#include "../job/rank_memory.hpp"
+#include "../model_options.hpp"
+#include "../nic/nic.hpp"
+#include "event_delivery.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <mutex>
+
+XBT_LOG_NEW_DEFAULT_CATEGORY(s4bxi_portals, "Portals calls handled by the server");
+
+namespace s4u = simgrid::s4u;
+
+namespace s4bxi::portals {
+
+using ipc::Reply;
+using ipc::Status;
+using namespace ipc::option;
+
+namespace {
+
+constexpr uint32_t kPidAny = 0xFFFF;
+constexpr double kForever = std::numeric_limits<double>::infinity();
+
+Reply status(Status s)
+{
+  Reply reply{};
+  reply.status = s;
+  return reply;
+}
+
+uint32_t slot_of(bool matching, bool logical)
+{
+  return (matching ? 0U : 1U) | (logical ? 0U : 2U);
+}
+
+// The limits every NI gets: generous, but finite so that programs that size
+// their tables from them behave.
+ipc::NILimits our_limits()
+{
+  ipc::NILimits limits{};
+  limits.max_entries = 1 << 20;
+  limits.max_unexpected_headers = 1 << 16;
+  limits.max_mds = 1 << 20;
+  limits.max_cts = 1 << 16;
+  limits.max_eqs = 1 << 16;
+  limits.max_pt_index = 255;
+  limits.max_iovecs = 0;
+  limits.max_list_size = 1 << 20;
+  limits.max_triggered_ops = 0;
+  limits.max_msg_size = 1ULL << 32;
+  limits.max_atomic_size = 0;
+  limits.max_fetch_atomic_size = 0;
+  limits.max_waw_ordered_size = 64;
+  limits.max_war_ordered_size = 64;
+  limits.max_volatile_size = 64;
+  limits.features = 0;
+  return limits;
+}
+
+// The spec lets an implementation grant less than desired, never more than it has.
+ipc::NILimits granted_limits(const ipc::NILimits& desired)
+{
+  ipc::NILimits ours = our_limits();
+  auto take = [](auto wish, auto have) { return wish > 0 && wish < have ? wish : have; };
+  ipc::NILimits granted = ours;
+  granted.max_entries = take(desired.max_entries, ours.max_entries);
+  granted.max_unexpected_headers = take(desired.max_unexpected_headers, ours.max_unexpected_headers);
+  granted.max_mds = take(desired.max_mds, ours.max_mds);
+  granted.max_cts = take(desired.max_cts, ours.max_cts);
+  granted.max_eqs = take(desired.max_eqs, ours.max_eqs);
+  granted.max_pt_index = take(desired.max_pt_index, ours.max_pt_index);
+  granted.max_list_size = take(desired.max_list_size, ours.max_list_size);
+  return granted;
+}
+
+// Finds the NI named by an NI handle.
+NetworkInterface* find_ni(RankPortals& rank, ipc::Handle handle)
+{
+  auto decoded = decode_handle(handle);
+  if (not decoded || decoded->kind != HandleKind::NI || decoded->index != 0)
+    return nullptr;
+  return rank.ni(decoded->ni);
+}
+
+// Finds an object of kind `kind` and its NI.
+template <class T>
+T* find_object(RankPortals& rank, ipc::Handle handle, HandleKind kind, SlotTable<T> NetworkInterface::*table,
+               NetworkInterface** ni_out = nullptr)
+{
+  auto decoded = decode_handle(handle);
+  if (not decoded || decoded->kind != kind)
+    return nullptr;
+  NetworkInterface* ni = rank.ni(decoded->ni);
+  if (ni == nullptr)
+    return nullptr;
+  if (ni_out != nullptr)
+    *ni_out = ni;
+  return (ni->*table).find(decoded->index);
+}
+
+// An optional EQ/CT handle given with an object: none, or one of the same NI.
+bool valid_optional(RankPortals& rank, ipc::Handle handle, HandleKind kind, uint32_t ni_slot)
+{
+  if (handle == ipc::kHandleNone)
+    return true;
+  auto decoded = decode_handle(handle);
+  if (not decoded || decoded->kind != kind || decoded->ni != ni_slot)
+    return false;
+  NetworkInterface* ni = rank.ni(ni_slot);
+  if (ni == nullptr)
+    return false;
+  return kind == HandleKind::EQ ? ni->eqs.find(decoded->index) != nullptr : ni->cts.find(decoded->index) != nullptr;
+}
+
+// Result of looking at a waited-for object: ready, or the earliest time at
+// which something already on its way will land.
+struct Readiness {
+  bool ready = false;
+  double next_landing = kForever;
+};
+
+// Blocks the calling proxy until `check` says ready or `deadline` passes.
+template <class Check> bool block_until(RankPortals& rank, double deadline, Check check)
+{
+  std::unique_lock lock(*rank.mutex);
+  while (true) {
+    Readiness r = check();
+    if (r.ready)
+      return true;
+    double now = s4u::Engine::get_clock();
+    if (now >= deadline)
+      return false;
+    double wake = std::min(r.next_landing, deadline);
+    if (std::isinf(wake))
+      rank.changed->wait(lock);
+    else
+      rank.changed->wait_until(lock, wake);
+  }
+}
+
+Readiness eq_readiness(EventQueue* queue)
+{
+  if (queue == nullptr)
+    return {true, kForever}; // freed meanwhile: let the caller report it
+  if (queue->events.empty())
+    return {false, kForever};
+  double landing = queue->events.front().visible_at;
+  return {landing <= s4u::Engine::get_clock(), landing};
+}
+
+Readiness ct_readiness(CountingEvent* counter, uint64_t test)
+{
+  if (counter == nullptr)
+    return {true, kForever};
+  const auto& value = counter->at(s4u::Engine::get_clock());
+  if (value.success + value.failure >= test)
+    return {true, kForever};
+  return {false, counter->pending.empty() ? kForever : counter->pending.front().visible_at};
+}
+
+Reply pop_event(EventQueue& queue)
+{
+  Reply reply{};
+  reply.result.event = queue.events.front().event;
+  queue.events.pop_front();
+  reply.status = queue.dropped ? Status::EqDropped : Status::Ok;
+  queue.dropped = false;
+  return reply;
+}
+
+double deadline_after_ms(int64_t timeout_ms)
+{
+  return timeout_ms < 0 ? kForever : s4u::Engine::get_clock() + static_cast<double>(timeout_ms) * 1e-3;
+}
+
+// Reads an array of handles from the rank (PtlEQPoll/PtlCTPoll): the low 32
+// bits of each element are the handle in every ABI we serve.
+bool read_handles(const RankPortals& rank, const ipc::PollArgs& args, std::vector<ipc::Handle>& out)
+{
+  if (args.handle_size != 4 && args.handle_size != 8)
+    return false;
+  std::vector<unsigned char> raw(static_cast<size_t>(args.size) * args.handle_size);
+  if (not job::read_rank_memory(rank.os_pid, args.handles_address, raw.data(), raw.size()))
+    return false;
+  out.resize(args.size);
+  for (uint32_t i = 0; i < args.size; ++i) {
+    uint64_t value = 0;
+    std::memcpy(&value, raw.data() + static_cast<size_t>(i) * args.handle_size, args.handle_size);
+    out[i] = static_cast<ipc::Handle>(value);
+  }
+  return true;
+}
+
+} // namespace
+
+const char* Api::call_name(ipc::Op op)
+{
+  switch (op) {
+    case ipc::Op::Hello: return "startup";
+    case ipc::Op::Exit: return "exit";
+    case ipc::Op::Noop: return "no-op";
+    case ipc::Op::Sleep: return "sleep";
+    case ipc::Op::Init: return "PtlInit";
+    case ipc::Op::Fini: return "PtlFini";
+    case ipc::Op::NIInit: return "PtlNIInit";
+    case ipc::Op::NIFini: return "PtlNIFini";
+    case ipc::Op::NIStatus: return "PtlNIStatus";
+    case ipc::Op::GetId: return "PtlGetId";
+    case ipc::Op::GetPhysId: return "PtlGetPhysId";
+    case ipc::Op::GetUid: return "PtlGetUid";
+    case ipc::Op::SetMap: return "PtlSetMap";
+    case ipc::Op::GetMap: return "PtlGetMap";
+    case ipc::Op::PTAlloc: return "PtlPTAlloc";
+    case ipc::Op::PTFree: return "PtlPTFree";
+    case ipc::Op::PTEnable: return "PtlPTEnable";
+    case ipc::Op::PTDisable: return "PtlPTDisable";
+    case ipc::Op::MDBind: return "PtlMDBind";
+    case ipc::Op::MDRelease: return "PtlMDRelease";
+    case ipc::Op::Append: return "PtlMEAppend/PtlLEAppend";
+    case ipc::Op::Unlink: return "PtlMEUnlink/PtlLEUnlink";
+    case ipc::Op::EQAlloc: return "PtlEQAlloc";
+    case ipc::Op::EQFree: return "PtlEQFree";
+    case ipc::Op::EQGet: return "PtlEQGet";
+    case ipc::Op::EQWait: return "PtlEQWait";
+    case ipc::Op::EQPoll: return "PtlEQPoll";
+    case ipc::Op::CTAlloc: return "PtlCTAlloc";
+    case ipc::Op::CTFree: return "PtlCTFree";
+    case ipc::Op::CTGet: return "PtlCTGet";
+    case ipc::Op::CTWait: return "PtlCTWait";
+    case ipc::Op::CTPoll: return "PtlCTPoll";
+    case ipc::Op::CTSet: return "PtlCTSet";
+    case ipc::Op::CTInc: return "PtlCTInc";
+    case ipc::Op::Put: return "PtlPut";
+    case ipc::Op::Get: return "PtlGet";
+    case ipc::Op::Count_: break;
+  }
+  return "unknown call";
+}
+
+Reply Api::handle(RankPortals& rank, const ipc::Request& request)
+{
+  const auto& a = request.args;
+  switch (request.op) {
+    case ipc::Op::Noop: return status(Status::Ok);
+    case ipc::Op::Sleep: return sleep(rank, a.sleep.seconds);
+    case ipc::Op::Init:
+      rank.init_count++;
+      return status(Status::Ok);
+    case ipc::Op::Fini:
+      if (rank.init_count > 0 && --rank.init_count == 0)
+        for (auto& ni : rank.nis)
+          ni.reset();
+      return status(Status::Ok);
+    default: break;
+  }
+  if (rank.init_count == 0)
+    return status(Status::NoInit);
+  switch (request.op) {
+    case ipc::Op::NIInit: return ni_init(rank, a.ni_init);
+    case ipc::Op::NIFini: return ni_fini(rank, a.handle.handle);
+    case ipc::Op::NIStatus: return ni_status(rank, a.ni_status);
+    case ipc::Op::GetId: return get_id(rank, a.handle.handle, false);
+    case ipc::Op::GetPhysId: return get_id(rank, a.handle.handle, true);
+    case ipc::Op::GetUid: {
+      if (find_ni(rank, a.handle.handle) == nullptr)
+        return status(Status::ArgInvalid);
+      Reply reply = status(Status::Ok);
+      reply.result.value = rank.uid;
+      return reply;
+    }
+    case ipc::Op::SetMap: return set_map(rank, a.map);
+    case ipc::Op::GetMap: return get_map(rank, a.map);
+    case ipc::Op::PTAlloc: return pt_alloc(rank, a.pt_alloc);
+    case ipc::Op::PTFree: return pt_free(rank, a.pt);
+    case ipc::Op::PTEnable: return pt_enable(rank, a.pt, true);
+    case ipc::Op::PTDisable: return pt_enable(rank, a.pt, false);
+    case ipc::Op::MDBind: return md_bind(rank, a.md_bind);
+    case ipc::Op::MDRelease: return md_release(rank, a.handle.handle);
+    case ipc::Op::Append: return append(rank, a.append);
+    case ipc::Op::Unlink: return unlink(rank, a.handle.handle);
+    case ipc::Op::EQAlloc: return eq_alloc(rank, a.eq_alloc);
+    case ipc::Op::EQFree: return eq_free(rank, a.handle.handle);
+    case ipc::Op::EQGet: return eq_get(rank, a.handle.handle, false);
+    case ipc::Op::EQWait: return eq_get(rank, a.handle.handle, true);
+    case ipc::Op::EQPoll: return eq_poll(rank, a.poll);
+    case ipc::Op::CTAlloc: return ct_alloc(rank, a.handle.handle);
+    case ipc::Op::CTFree: return ct_free(rank, a.handle.handle);
+    case ipc::Op::CTGet: return ct_get(rank, a.handle.handle);
+    case ipc::Op::CTWait: return ct_wait(rank, a.ct_wait);
+    case ipc::Op::CTPoll: return ct_poll(rank, a.poll);
+    case ipc::Op::CTSet: return ct_update(rank, a.ct_update, false);
+    case ipc::Op::CTInc: return ct_update(rank, a.ct_update, true);
+    case ipc::Op::Put: return put(rank, a.put);
+    case ipc::Op::Get: return get(rank, a.get);
+    default: return status(Status::ArgInvalid);
+  }
+}
+
+Reply Api::sleep(RankPortals& rank, double seconds)
+{
+  if (seconds > 0) {
+    s4u::this_actor::sleep_for(seconds);
+    rank.stats.wait_s += seconds;
+  }
+  return status(Status::Ok);
+}
+
+Reply Api::ni_init(RankPortals& rank, const ipc::NIInitArgs& args)
+{
+  if (args.iface != 0 && args.iface != 0xFFFFFFFFU)
+    return status(Status::ArgInvalid);
+  const bool matching = (args.options & kNIMatching) != 0;
+  const bool logical = (args.options & kNILogical) != 0;
+  const uint32_t slot = slot_of(matching, logical);
+  if (args.requested_pid != kPidAny && args.requested_pid != rank.pid) {
+    // Another Portals pid on this node: take it if nobody has it.
+    if (world_.find(rank.nid, args.requested_pid) != nullptr)
+      return status(Status::PidInUse);
+    world_.by_address.erase({rank.nid, rank.pid});
+    rank.pid = args.requested_pid;
+    world_.by_address[{rank.nid, rank.pid}] = rank.rank;
+  }
+  auto& ni = rank.nis[slot];
+  if (not ni) {
+    ni = std::make_unique<NetworkInterface>();
+    ni->slot = slot;
+    ni->matching = matching;
+    ni->logical = logical;
+    ni->limits = args.has_desired ? granted_limits(args.desired) : our_limits();
+    ni->portal_table.resize(static_cast<size_t>(ni->limits.max_pt_index) + 1);
+    ni->eqs.set_capacity(static_cast<uint32_t>(ni->limits.max_eqs));
+    ni->cts.set_capacity(static_cast<uint32_t>(ni->limits.max_cts));
+    ni->mds.set_capacity(static_cast<uint32_t>(ni->limits.max_mds));
+    ni->entries.set_capacity(static_cast<uint32_t>(ni->limits.max_entries));
+    if (logical) // the runtime installs the job's map (PtlSetMap may replace it)
+      for (const auto& peer : world_.ranks)
+        ni->map.push_back({peer.nid, peer.pid});
+  }
+  ni->references++;
+  Reply reply = status(Status::Ok);
+  reply.result.limits = ni->limits;
+  reply.which = encode_handle(HandleKind::NI, slot, 0);
+  return reply;
+}
+
+Reply Api::ni_fini(RankPortals& rank, ipc::Handle handle)
+{
+  NetworkInterface* ni = find_ni(rank, handle);
+  if (ni == nullptr)
+    return status(Status::ArgInvalid);
+  if (--ni->references == 0)
+    rank.nis[ni->slot].reset();
+  return status(Status::Ok);
+}
+
+Reply Api::ni_status(RankPortals& rank, const ipc::NIStatusArgs& args)
+{
+  NetworkInterface* ni = find_ni(rank, args.ni);
+  if (ni == nullptr || args.register_index > 2)
+    return status(Status::ArgInvalid);
+  Reply reply = status(Status::Ok);
+  reply.result.value = args.register_index == 0 ? ni->drop_count : 0;
+  return reply;
+}
+
+Reply Api::get_id(RankPortals& rank, ipc::Handle handle, bool physical)
+{
+  NetworkInterface* ni = find_ni(rank, handle);
+  if (ni == nullptr)
+    return status(Status::ArgInvalid);
+  Reply reply = status(Status::Ok);
+  if (ni->logical && not physical)
+    reply.result.id = {rank.rank, 0};
+  else
+    reply.result.id = {rank.nid, rank.pid};
+  return reply;
+}
+
+Reply Api::set_map(RankPortals& rank, const ipc::MapArgs& args)
+{
+  NetworkInterface* ni = find_ni(rank, args.ni);
+  if (ni == nullptr || not ni->logical || args.count == 0 || args.entry_size < 8)
+    return status(Status::ArgInvalid);
+  std::vector<unsigned char> raw(args.count * args.entry_size);
+  if (not job::read_rank_memory(rank.os_pid, args.address, raw.data(), raw.size()))
+    return status(Status::ArgInvalid);
+  ni->map.resize(args.count);
+  for (uint64_t i = 0; i < args.count; ++i) {
+    std::memcpy(&ni->map[i].rank_or_nid, raw.data() + i * args.entry_size, 4);
+    std::memcpy(&ni->map[i].pid, raw.data() + i * args.entry_size + 4, 4);
+  }
+  return status(Status::Ok);
+}
+
+Reply Api::get_map(RankPortals& rank, const ipc::MapArgs& args)
+{
+  NetworkInterface* ni = find_ni(rank, args.ni);
+  if (ni == nullptr || not ni->logical || args.entry_size < 8)
+    return status(Status::ArgInvalid);
+  if (ni->map.empty())
+    return status(Status::NoSpace);
+  const uint64_t copied = std::min<uint64_t>(args.count, ni->map.size());
+  if (copied > 0) {
+    std::vector<unsigned char> raw(copied * args.entry_size, 0);
+    for (uint64_t i = 0; i < copied; ++i) {
+      std::memcpy(raw.data() + i * args.entry_size, &ni->map[i].rank_or_nid, 4);
+      std::memcpy(raw.data() + i * args.entry_size + 4, &ni->map[i].pid, 4);
+    }
+    if (not job::write_rank_memory(rank.os_pid, args.address, raw.data(), raw.size()))
+      return status(Status::ArgInvalid);
+  }
+  Reply reply = status(Status::Ok);
+  reply.result.value = ni->map.size();
+  return reply;
+}
+
+Reply Api::pt_alloc(RankPortals& rank, const ipc::PTAllocArgs& args)
+{
+  NetworkInterface* ni = find_ni(rank, args.ni);
+  if (ni == nullptr || not valid_optional(rank, args.eq, HandleKind::EQ, ni->slot))
+    return status(Status::ArgInvalid);
+  if ((args.options & kPTFlowControl) != 0 && args.eq == ipc::kHandleNone)
+    return status(Status::PtEqNeeded);
+  uint32_t index = args.requested_index;
+  if (index == ipc::kAnyPtIndex) {
+    auto free_entry = std::find_if(ni->portal_table.begin(), ni->portal_table.end(),
+                                   [](const PortalTableEntry& pt) { return not pt.allocated; });
+    if (free_entry == ni->portal_table.end())
+      return status(Status::PtFull);
+    index = static_cast<uint32_t>(free_entry - ni->portal_table.begin());
+  } else if (index >= ni->portal_table.size()) {
+    return status(Status::ArgInvalid);
+  } else if (ni->portal_table[index].allocated) {
+    return status(Status::PtInUse);
+  }
+  auto& pt = ni->portal_table[index];
+  pt = PortalTableEntry{};
+  pt.allocated = true;
+  pt.enabled = true;
+  pt.options = args.options;
+  pt.eq = args.eq;
+  Reply reply = status(Status::Ok);
+  reply.result.value = index;
+  return reply;
+}
+
+Reply Api::pt_free(RankPortals& rank, const ipc::PTArgs& args)
+{
+  NetworkInterface* ni = find_ni(rank, args.ni);
+  if (ni == nullptr || args.pt_index >= ni->portal_table.size() || not ni->portal_table[args.pt_index].allocated)
+    return status(Status::ArgInvalid);
+  auto& pt = ni->portal_table[args.pt_index];
+  if (not pt.priority.empty() || not pt.overflow.empty())
+    return status(Status::PtInUse);
+  pt = PortalTableEntry{};
+  return status(Status::Ok);
+}
+
+Reply Api::pt_enable(RankPortals& rank, const ipc::PTArgs& args, bool enable)
+{
+  NetworkInterface* ni = find_ni(rank, args.ni);
+  if (ni == nullptr || args.pt_index >= ni->portal_table.size() || not ni->portal_table[args.pt_index].allocated)
+    return status(Status::ArgInvalid);
+  ni->portal_table[args.pt_index].enabled = enable;
+  return status(Status::Ok);
+}
+
+Reply Api::md_bind(RankPortals& rank, const ipc::MDBindArgs& args)
+{
+  NetworkInterface* ni = find_ni(rank, args.ni);
+  if (ni == nullptr || not valid_optional(rank, args.md.eq, HandleKind::EQ, ni->slot) ||
+      not valid_optional(rank, args.md.ct, HandleKind::CT, ni->slot) || (args.md.options & kIovec) != 0)
+    return status(Status::ArgInvalid);
+  MemoryDescriptor md;
+  md.md = args.md;
+  auto index = ni->mds.insert(md);
+  if (not index)
+    return status(Status::NoSpace);
+  Reply reply = status(Status::Ok);
+  reply.result.handle = encode_handle(HandleKind::MD, ni->slot, *index);
+  return reply;
+}
+
+Reply Api::md_release(RankPortals& rank, ipc::Handle handle)
+{
+  NetworkInterface* ni = nullptr;
+  MemoryDescriptor* md = find_object(rank, handle, HandleKind::MD, &NetworkInterface::mds, &ni);
+  if (md == nullptr)
+    return status(Status::ArgInvalid);
+  if (md->operations_in_flight > 0)
+    return status(Status::InUse);
+  ni->mds.erase(decode_handle(handle)->index);
+  return status(Status::Ok);
+}
+
+Reply Api::append(RankPortals& rank, const ipc::AppendArgs& args)
+{
+  NetworkInterface* ni = find_ni(rank, args.ni);
+  if (ni == nullptr || ni->matching != (args.is_matching != 0) || args.pt_index >= ni->portal_table.size() ||
+      not ni->portal_table[args.pt_index].allocated || not valid_optional(rank, args.entry.ct, HandleKind::CT, ni->slot) ||
+      (args.list != ipc::ListKind::Priority && args.list != ipc::ListKind::Overflow) ||
+      (args.entry.options & kIovec) != 0)
+    return status(Status::ArgInvalid);
+  auto& pt = ni->portal_table[args.pt_index];
+  ListEntry entry;
+  entry.entry = args.entry;
+  entry.user_ptr = args.user_ptr;
+  entry.pt_index = args.pt_index;
+  entry.list = args.list;
+  entry.matching = args.is_matching != 0;
+  auto index = ni->entries.insert(entry);
+  if (not index)
+    return status(Status::NoSpace);
+  (args.list == ipc::ListKind::Priority ? pt.priority : pt.overflow).push_back(*index);
+  if ((args.entry.options & kEntryEventLinkDisable) == 0) {
+    ipc::Event event{};
+    event.type = ipc::EventKind::Link;
+    event.user_ptr = args.user_ptr;
+    event.pt_index = args.pt_index;
+    post_event(rank, *ni, pt.eq, event);
+  }
+  Reply reply = status(Status::Ok);
+  reply.result.handle = encode_handle(entry.matching ? HandleKind::ME : HandleKind::LE, ni->slot, *index);
+  return reply;
+}
+
+Reply Api::unlink(RankPortals& rank, ipc::Handle handle)
+{
+  auto decoded = decode_handle(handle);
+  if (not decoded || (decoded->kind != HandleKind::ME && decoded->kind != HandleKind::LE))
+    return status(Status::ArgInvalid);
+  NetworkInterface* ni = rank.ni(decoded->ni);
+  ListEntry* entry = ni ? ni->entries.find(decoded->index) : nullptr;
+  if (entry == nullptr)
+    return status(Status::ArgInvalid);
+  auto& pt = ni->portal_table[entry->pt_index];
+  (entry->list == ipc::ListKind::Priority ? pt.priority : pt.overflow).remove(decoded->index);
+  ni->entries.erase(decoded->index);
+  return status(Status::Ok);
+}
+
+Reply Api::eq_alloc(RankPortals& rank, const ipc::EQAllocArgs& args)
+{
+  NetworkInterface* ni = find_ni(rank, args.ni);
+  if (ni == nullptr || args.count == 0)
+    return status(Status::ArgInvalid);
+  EventQueue queue;
+  queue.capacity = args.count;
+  auto index = ni->eqs.insert(std::move(queue));
+  if (not index)
+    return status(Status::NoSpace);
+  Reply reply = status(Status::Ok);
+  reply.result.handle = encode_handle(HandleKind::EQ, ni->slot, *index);
+  return reply;
+}
+
+Reply Api::eq_free(RankPortals& rank, ipc::Handle handle)
+{
+  NetworkInterface* ni = nullptr;
+  if (find_object(rank, handle, HandleKind::EQ, &NetworkInterface::eqs, &ni) == nullptr)
+    return status(Status::ArgInvalid);
+  ni->eqs.erase(decode_handle(handle)->index);
+  rank.notify(); // a waiter on this EQ must see that it is gone
+  return status(Status::Ok);
+}
+
+void Api::charge_empty_poll(RankPortals& rank, ipc::Op op, ipc::Handle handle)
+{
+  if (poll_streaks_.size() < world_.ranks.size())
+    poll_streaks_.resize(world_.ranks.size());
+  auto& streak = poll_streaks_[rank.rank];
+  if (streak.op == op && streak.handle == handle)
+    streak.count++;
+  else
+    streak = {op, handle, 1};
+  const double cost = options::poll_cost_s();
+  if (cost > 0) {
+    s4u::this_actor::sleep_for(cost);
+    rank.stats.wait_s += cost;
+  }
+  const int limit = options::poll_block_after();
+  if (limit <= 0 || streak.count < limit)
+    return;
+  // The program only polls: let simulated time run until the object changes,
+  // instead of one round trip per poll period.
+  const double start = s4u::Engine::get_clock();
+  if (op == ipc::Op::EQGet) {
+    block_until(rank, kForever, [&] {
+      return eq_readiness(find_object(rank, handle, HandleKind::EQ, &NetworkInterface::eqs));
+    });
+  } else {
+    CountingEvent* counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts);
+    ipc::CTEvent seen = counter ? counter->at(start) : ipc::CTEvent{};
+    block_until(rank, kForever, [&] {
+      CountingEvent* now = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts);
+      if (now == nullptr)
+        return Readiness{true, kForever};
+      const auto& value = now->at(s4u::Engine::get_clock());
+      if (value.success != seen.success || value.failure != seen.failure)
+        return Readiness{true, kForever};
+      return Readiness{false, now->pending.empty() ? kForever : now->pending.front().visible_at};
+    });
+  }
+  // Round the blocked time up to whole poll periods, as the polls would have.
+  if (cost > 0) {
+    double blocked = s4u::Engine::get_clock() - start;
+    double extra = std::ceil(blocked / cost) * cost - blocked;
+    if (extra > 0)
+      s4u::this_actor::sleep_for(extra);
+    rank.stats.wait_s += blocked + extra;
+  }
+  streak.count = 0;
+}
+
+Reply Api::eq_get(RankPortals& rank, ipc::Handle handle, bool wait)
+{
+  auto find = [&] { return find_object(rank, handle, HandleKind::EQ, &NetworkInterface::eqs); };
+  if (find() == nullptr)
+    return status(Status::ArgInvalid);
+  if (wait) {
+    const double start = s4u::Engine::get_clock();
+    block_until(rank, kForever, [&] { return eq_readiness(find()); });
+    rank.stats.wait_s += s4u::Engine::get_clock() - start;
+  } else if (not eq_readiness(find()).ready) {
+    charge_empty_poll(rank, ipc::Op::EQGet, handle);
+    if (not eq_readiness(find()).ready)
+      return status(Status::EqEmpty);
+  }
+  EventQueue* queue = find();
+  if (queue == nullptr) // freed while we waited
+    return status(Status::ArgInvalid);
+  if (poll_streaks_.size() > rank.rank)
+    poll_streaks_[rank.rank] = {};
+  return pop_event(*queue);
+}
+
+Reply Api::eq_poll(RankPortals& rank, const ipc::PollArgs& args)
+{
+  std::vector<ipc::Handle> handles;
+  if (args.size == 0 || not read_handles(rank, args, handles))
+    return status(Status::ArgInvalid);
+  for (auto handle : handles)
+    if (find_object(rank, handle, HandleKind::EQ, &NetworkInterface::eqs) == nullptr)
+      return status(Status::ArgInvalid);
+  int found = -1;
+  auto check = [&] {
+    Readiness overall{false, kForever};
+    for (size_t i = 0; i < handles.size(); ++i) {
+      Readiness r = eq_readiness(find_object(rank, handles[i], HandleKind::EQ, &NetworkInterface::eqs));
+      if (r.ready) {
+        found = static_cast<int>(i);
+        return r;
+      }
+      overall.next_landing = std::min(overall.next_landing, r.next_landing);
+    }
+    return overall;
+  };
+  const double start = s4u::Engine::get_clock();
+  bool ready = args.timeout_ms == 0 ? check().ready : block_until(rank, deadline_after_ms(args.timeout_ms), check);
+  rank.stats.wait_s += s4u::Engine::get_clock() - start;
+  if (not ready) {
+    if (args.timeout_ms == 0 && handles.size() == 1)
+      charge_empty_poll(rank, ipc::Op::EQGet, handles[0]);
+    return status(Status::EqEmpty);
+  }
+  EventQueue* queue = find_object(rank, handles[found], HandleKind::EQ, &NetworkInterface::eqs);
+  if (queue == nullptr)
+    return status(Status::ArgInvalid);
+  Reply reply = pop_event(*queue);
+  reply.which = static_cast<uint32_t>(found);
+  return reply;
+}
+
+Reply Api::ct_alloc(RankPortals& rank, ipc::Handle ni_handle)
+{
+  NetworkInterface* ni = find_ni(rank, ni_handle);
+  if (ni == nullptr)
+    return status(Status::ArgInvalid);
+  auto index = ni->cts.insert(CountingEvent{});
+  if (not index)
+    return status(Status::NoSpace);
+  Reply reply = status(Status::Ok);
+  reply.result.handle = encode_handle(HandleKind::CT, ni->slot, *index);
+  return reply;
+}
+
+Reply Api::ct_free(RankPortals& rank, ipc::Handle handle)
+{
+  NetworkInterface* ni = nullptr;
+  if (find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts, &ni) == nullptr)
+    return status(Status::ArgInvalid);
+  ni->cts.erase(decode_handle(handle)->index);
+  rank.notify();
+  return status(Status::Ok);
+}
+
+Reply Api::ct_get(RankPortals& rank, ipc::Handle handle)
+{
+  CountingEvent* counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts);
+  if (counter == nullptr)
+    return status(Status::ArgInvalid);
+  ipc::CTEvent before = counter->at(s4u::Engine::get_clock());
+  charge_empty_poll(rank, ipc::Op::CTGet, handle);
+  counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts);
+  if (counter == nullptr)
+    return status(Status::ArgInvalid);
+  Reply reply = status(Status::Ok);
+  reply.result.ct = counter->at(s4u::Engine::get_clock());
+  if (reply.result.ct.success != before.success || reply.result.ct.failure != before.failure)
+    poll_streaks_[rank.rank] = {}; // it changed: the next poll starts a new streak
+  return reply;
+}
+
+Reply Api::ct_wait(RankPortals& rank, const ipc::CTWaitArgs& args)
+{
+  auto find = [&] { return find_object(rank, args.ct, HandleKind::CT, &NetworkInterface::cts); };
+  if (find() == nullptr)
+    return status(Status::ArgInvalid);
+  const double start = s4u::Engine::get_clock();
+  block_until(rank, kForever, [&] { return ct_readiness(find(), args.test); });
+  rank.stats.wait_s += s4u::Engine::get_clock() - start;
+  CountingEvent* counter = find();
+  if (counter == nullptr)
+    return status(Status::ArgInvalid);
+  Reply reply = status(Status::Ok);
+  reply.result.ct = counter->at(s4u::Engine::get_clock());
+  return reply;
+}
+
+Reply Api::ct_poll(RankPortals& rank, const ipc::PollArgs& args)
+{
+  std::vector<ipc::Handle> handles;
+  if (args.size == 0 || not read_handles(rank, args, handles))
+    return status(Status::ArgInvalid);
+  std::vector<uint64_t> tests(args.size);
+  if (not job::read_rank_memory(rank.os_pid, args.tests_address, tests.data(), tests.size() * sizeof(uint64_t)))
+    return status(Status::ArgInvalid);
+  for (auto handle : handles)
+    if (find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts) == nullptr)
+      return status(Status::ArgInvalid);
+  int found = -1;
+  auto check = [&] {
+    Readiness overall{false, kForever};
+    for (size_t i = 0; i < handles.size(); ++i) {
+      Readiness r = ct_readiness(find_object(rank, handles[i], HandleKind::CT, &NetworkInterface::cts), tests[i]);
+      if (r.ready) {
+        found = static_cast<int>(i);
+        return r;
+      }
+      overall.next_landing = std::min(overall.next_landing, r.next_landing);
+    }
+    return overall;
+  };
+  const double start = s4u::Engine::get_clock();
+  bool ready = args.timeout_ms == 0 ? check().ready : block_until(rank, deadline_after_ms(args.timeout_ms), check);
+  rank.stats.wait_s += s4u::Engine::get_clock() - start;
+  if (not ready)
+    return status(Status::CtNoneReached);
+  CountingEvent* counter = find_object(rank, handles[found], HandleKind::CT, &NetworkInterface::cts);
+  if (counter == nullptr)
+    return status(Status::ArgInvalid);
+  Reply reply = status(Status::Ok);
+  reply.result.ct = counter->at(s4u::Engine::get_clock());
+  reply.which = static_cast<uint32_t>(found);
+  return reply;
+}
+
+Reply Api::ct_update(RankPortals& rank, const ipc::CTUpdateArgs& args, bool increment)
+{
+  CountingEvent* counter = find_object(rank, args.ct, HandleKind::CT, &NetworkInterface::cts);
+  if (counter == nullptr)
+    return status(Status::ArgInvalid);
+  if (increment && args.value.success != 0 && args.value.failure != 0)
+    return status(Status::ArgInvalid); // the spec allows incrementing one of the two only
+  auto& value = const_cast<ipc::CTEvent&>(counter->at(s4u::Engine::get_clock()));
+  if (increment) {
+    value.success += args.value.success;
+    value.failure += args.value.failure;
+  } else {
+    value = args.value;
+  }
+  rank.notify();
+  return status(Status::Ok);
+}
+
+Reply Api::put(RankPortals& rank, const ipc::PutArgs& args)
+{
+  NetworkInterface* ni = nullptr;
+  MemoryDescriptor* md = find_object(rank, args.md, HandleKind::MD, &NetworkInterface::mds, &ni);
+  if (md == nullptr || args.local_offset > md->md.length || args.length > md->md.length - args.local_offset ||
+      args.length > ni->limits.max_msg_size || args.pt_index > static_cast<uint32_t>(ni->limits.max_pt_index))
+    return status(Status::ArgInvalid);
+  if (args.ack_req != ipc::AckRequest::None && args.ack_req != ipc::AckRequest::Ack &&
+      args.ack_req != ipc::AckRequest::CtAck && args.ack_req != ipc::AckRequest::OcAck)
+    return status(Status::ArgInvalid);
+  ipc::ProcessId target{};
+  if (ni->logical) {
+    if (args.target.rank_or_nid >= ni->map.size())
+      return status(Status::ArgInvalid);
+    target = ni->map[args.target.rank_or_nid];
+  } else {
+    target = args.target;
+    if (target.rank_or_nid >= world_.nodes.size())
+      return status(Status::ArgInvalid);
+  }
+  auto op = std::make_shared<nic::InitiatorOp>();
+  op->rank = rank.rank;
+  op->ni_slot = ni->slot;
+  op->md_handle = args.md;
+  op->md = md->md;
+  op->op = Operation::Put;
+  op->local_offset = args.local_offset;
+  op->length = args.length;
+  op->user_ptr = args.user_ptr;
+  op->ack_req = args.ack_req;
+  op->target = args.target;
+  op->pt_index = args.pt_index;
+  op->match_bits = args.match_bits;
+
+  auto message = std::make_unique<nic::Message>();
+  message->kind = nic::Message::Kind::Put;
+  message->src_nid = rank.nid;
+  message->dst_nid = target.rank_or_nid;
+  message->dst_pid = target.pid;
+  message->ni_slot = ni->slot;
+  message->pt_index = args.pt_index;
+  message->hdr_data = args.hdr_data;
+  message->ack_req = args.ack_req;
+  message->header.op = Operation::Put;
+  message->header.initiator = {rank.nid, rank.pid};
+  message->header.initiator_rank = rank.rank;
+  message->header.uid = rank.uid;
+  message->header.match_bits = args.match_bits;
+  message->header.rlength = args.length;
+  message->header.remote_offset = args.remote_offset;
+  message->op = op;
+
+  // How the payload reaches the NIC depends on its size (thesis 4.3.3):
+  // inline in the command, PIO (the CPU writes it), or DMA read by the NIC.
+  const uint64_t inline_limit =
+      static_cast<uint64_t>(ni->matching ? options::inline_limit_matching() : options::inline_limit_plain());
+  const uint64_t pio_limit =
+      static_cast<uint64_t>(ni->matching ? options::pio_limit_matching() : options::pio_limit_plain());
+  uint64_t pio_bytes = 0;
+  const uint64_t address = md->md.start + args.local_offset;
+  if (args.length <= pio_limit) {
+    message->payload.resize(args.length);
+    if (args.inline_length == args.length && args.length <= ipc::kMaxInlinePayload)
+      std::memcpy(message->payload.data(), args.inline_payload, args.length);
+    else if (args.length > 0 && not job::read_rank_memory(rank.os_pid, address, message->payload.data(), args.length))
+      return status(Status::ArgInvalid);
+    if (args.length > inline_limit)
+      pio_bytes = args.length - inline_limit;
+  } else {
+    message->payload_captured = false;
+    message->needs_dma_read = true;
+    message->payload_address = address;
+    message->payload_pid = rank.os_pid;
+  }
+  md->operations_in_flight++;
+  rank.stats.bytes_sent += args.length;
+  world_.nics[rank.nid]->submit(std::move(message), pio_bytes);
+  return status(Status::Ok);
+}
+
+Reply Api::get(RankPortals& rank, const ipc::GetArgs& args)
+{
+  NetworkInterface* ni = nullptr;
+  MemoryDescriptor* md = find_object(rank, args.md, HandleKind::MD, &NetworkInterface::mds, &ni);
+  if (md == nullptr || args.local_offset > md->md.length || args.length > md->md.length - args.local_offset ||
+      args.length > ni->limits.max_msg_size || args.pt_index > static_cast<uint32_t>(ni->limits.max_pt_index))
+    return status(Status::ArgInvalid);
+  ipc::ProcessId target{};
+  if (ni->logical) {
+    if (args.target.rank_or_nid >= ni->map.size())
+      return status(Status::ArgInvalid);
+    target = ni->map[args.target.rank_or_nid];
+  } else {
+    target = args.target;
+    if (target.rank_or_nid >= world_.nodes.size())
+      return status(Status::ArgInvalid);
+  }
+  auto op = std::make_shared<nic::InitiatorOp>();
+  op->rank = rank.rank;
+  op->ni_slot = ni->slot;
+  op->md_handle = args.md;
+  op->md = md->md;
+  op->op = Operation::Get;
+  op->local_offset = args.local_offset;
+  op->length = args.length;
+  op->user_ptr = args.user_ptr;
+  op->ack_req = ipc::AckRequest::None;
+  op->target = args.target;
+  op->pt_index = args.pt_index;
+  op->match_bits = args.match_bits;
+
+  auto message = std::make_unique<nic::Message>();
+  message->kind = nic::Message::Kind::Get;
+  message->src_nid = rank.nid;
+  message->dst_nid = target.rank_or_nid;
+  message->dst_pid = target.pid;
+  message->ni_slot = ni->slot;
+  message->pt_index = args.pt_index;
+  message->ack_req = ipc::AckRequest::None;
+  message->header.op = Operation::Get;
+  message->header.initiator = {rank.nid, rank.pid};
+  message->header.initiator_rank = rank.rank;
+  message->header.uid = rank.uid;
+  message->header.match_bits = args.match_bits;
+  message->header.rlength = args.length;
+  message->header.remote_offset = args.remote_offset;
+  message->op = op;
+  md->operations_in_flight++;
+  world_.nics[rank.nid]->submit(std::move(message), 0);
+  return status(Status::Ok);
+}
+
+} // namespace s4bxi::portals

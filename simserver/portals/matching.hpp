@@ -1,0 +1,44 @@
+// The target-side rules of the Portals 4 specification that decide which list
+// entry a message lands in, and where in it. Pure functions, no simulation.
+#pragma once
+
+#include "objects.hpp"
+
+#include <cstdint>
+#include <optional>
+
+namespace s4bxi::portals {
+
+enum class Operation { Put, Get };
+
+// What the target knows about an incoming request.
+struct IncomingHeader {
+  Operation op = Operation::Put;
+  ipc::ProcessId initiator{};  // (nid, pid)
+  uint32_t initiator_rank = 0; // logical rank of the initiator
+  uint32_t uid = 0;
+  uint64_t match_bits = 0;
+  uint64_t rlength = 0;
+  uint64_t remote_offset = 0;
+};
+
+inline constexpr uint32_t kAnyId = 0xFFFFFFFFU; // wildcard in match_id fields (after conversion)
+inline constexpr uint32_t kAnyNidPid = 0xFFFFU;  // PTL_NID_ANY / PTL_PID_ANY
+
+// True if `entry` accepts `header` (operation allowed, match bits, initiator).
+bool entry_accepts(const ListEntry& entry, const IncomingHeader& header, bool logical_ni);
+
+struct Placement {
+  uint64_t offset = 0;  // in the entry's buffer
+  uint64_t mlength = 0; // bytes actually moved
+};
+
+// Where the message goes in a matching entry, or nullopt if the entry rejects
+// it (PTL_ME_NO_TRUNCATE and the message does not fit).
+std::optional<Placement> place(const ListEntry& entry, const IncomingHeader& header);
+
+// Whether the entry must be unlinked after this message was placed in it
+// (use-once, or locally managed and with less than min_free left).
+bool unlinks_after(const ListEntry& entry);
+
+} // namespace s4bxi::portals

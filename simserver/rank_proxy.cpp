@@ -1,0 +1,98 @@
+#include "rank_proxy.hpp"
+
+#include "model_options.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <xbt/log.h>
+
+XBT_LOG_NEW_DEFAULT_CATEGORY(s4bxi_proxy, "Rank proxy actors: the server side of each rank's channel");
+
+namespace s4u = simgrid::s4u;
+
+namespace s4bxi {
+
+bool RankProxy::wait_for_request()
+{
+  ipc::Channel* channel = world_.processes->channel(rank_);
+  // Wake up now and then to notice a process that died without a word, or Ctrl-C.
+  const timespec liveness_period{0, 20'000'000};
+  while (not ipc::wait_for_ring(channel->request_bell, requests_seen_, spin_, &liveness_period)) {
+    control_.check_interrupt();
+    if (auto end = world_.processes->poll_exit(rank_)) {
+      // It may have rung just before dying.
+      if (channel->request_bell.current() != requests_seen_)
+        break;
+      ended(*end);
+      return false;
+    }
+  }
+  requests_seen_ = channel->request_bell.current();
+  return true;
+}
+
+void RankProxy::inject_compute(uint64_t compute_ns)
+{
+  if (options::compute_model() == options::ComputeModel::None)
+    return;
+  const double seconds = static_cast<double>(compute_ns) * 1e-9 * options::cpu_factor();
+  if (seconds < options::cpu_threshold_s())
+    return;
+  s4u::this_actor::execute(seconds * s4u::this_actor::get_host()->get_speed());
+  world_.ranks[rank_].stats.compute_s += seconds;
+}
+
+void RankProxy::reply(ipc::Reply reply)
+{
+  ipc::Channel* channel = world_.processes->channel(rank_);
+  reply.now = s4u::Engine::get_clock();
+  channel->reply = reply;
+  channel->reply_bell.ring();
+}
+
+void RankProxy::ended(const job::Termination& end)
+{
+  RankPortals& rank = world_.ranks[rank_];
+  rank.alive = false;
+  rank.current_call = "exited";
+  XBT_DEBUG("rank %u %s", rank_, end.describe().c_str());
+  if (end.signaled || end.code != 0)
+    control_.finish(end.shell_status(), "rank " + std::to_string(rank_) + " " + end.describe() +
+                                            "; the other ranks were stopped");
+}
+
+void RankProxy::operator()()
+{
+  RankPortals& rank = world_.ranks[rank_];
+  ipc::Channel* channel = world_.processes->channel(rank_);
+  while (wait_for_request()) {
+    const ipc::Request request = channel->request;
+    if (request.op == ipc::Op::Hello) {
+      // First call of the process, or of a new image after exec(): the time it
+      // spent loading is not the program's compute.
+      if (request.args.hello.protocol_version != ipc::kProtocolVersion)
+        control_.finish(1, "rank " + std::to_string(rank_) +
+                               " uses a libportals from another version of the emulator; use the one installed "
+                               "with this s4bxi-run");
+      ipc::Reply hello{};
+      hello.result.hello = {rank.rank, static_cast<uint32_t>(world_.ranks.size()), rank.nid, rank.pid, rank.uid};
+      reply(hello);
+      continue;
+    }
+    inject_compute(request.compute_ns);
+    if (request.op == ipc::Op::Exit) {
+      rank.current_call = "exit";
+      reply(ipc::Reply{});
+      continue; // the next thing we see should be the process's end
+    }
+    if (request.op != ipc::Op::Sleep && request.op != ipc::Op::Noop)
+      rank.stats.portals_calls++;
+    rank.current_call = portals::Api::call_name(request.op);
+    ipc::Reply answer = api_.handle(rank, request);
+    rank.current_call = "user code";
+    reply(answer);
+  }
+}
+
+} // namespace s4bxi

@@ -1,0 +1,37 @@
+// The actor that stands for one rank process in the simulation. It answers the
+// process's calls one at a time; between a reply and the next request it
+// blocks the whole simulation (serialized execution, DESIGN.md), so the
+// process runs alone and nothing changes in simulated time meanwhile.
+#pragma once
+
+#include "job/job_control.hpp"
+#include "portals/api.hpp"
+#include "world.hpp"
+
+namespace s4bxi {
+
+class RankProxy {
+public:
+  RankProxy(World& world, portals::Api& api, job::JobControl& control, unsigned rank)
+      : world_(world), api_(api), control_(control), rank_(rank)
+  {
+  }
+  void operator()();
+
+private:
+  // Waits (in real time) for the process's next request. Returns false when
+  // the process has ended instead.
+  bool wait_for_request();
+  void inject_compute(uint64_t compute_ns);
+  void reply(ipc::Reply reply);
+  void ended(const job::Termination& end);
+
+  World& world_;
+  portals::Api& api_;
+  job::JobControl& control_;
+  unsigned rank_;
+  uint32_t requests_seen_ = 0;
+  ipc::SpinBudget spin_;
+};
+
+} // namespace s4bxi

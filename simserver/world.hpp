@@ -1,0 +1,69 @@
+// Everything the simulation shares: the nodes, their NICs, and the Portals
+// state of every rank. Owned by main(), reached by the actors through a
+// reference given at creation.
+#pragma once
+
+#include "job/rank_processes.hpp"
+#include "platform/cluster.hpp"
+#include "portals/objects.hpp"
+#include "portals/handles.hpp"
+
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+
+#include <array>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace s4bxi {
+
+namespace nic {
+class Nic;
+}
+
+struct RankStatistics {
+  double compute_s = 0;
+  double wait_s = 0; // simulated time spent blocked in a Portals wait or sleep
+  uint64_t portals_calls = 0;
+  uint64_t bytes_sent = 0;
+};
+
+// The Portals side of one rank process.
+struct RankPortals {
+  unsigned rank = 0;
+  unsigned nid = 0;
+  uint32_t pid = 0; // Portals process id on its node
+  uint32_t uid = 0;
+  pid_t os_pid = -1;
+  unsigned init_count = 0; // PtlInit calls not matched by PtlFini
+  std::array<std::unique_ptr<portals::NetworkInterface>, portals::kNISlots> nis;
+  // Notified whenever an EQ or CT of this rank may have changed.
+  simgrid::s4u::MutexPtr mutex;
+  simgrid::s4u::ConditionVariablePtr changed;
+  bool alive = true;
+  std::string current_call; // what the rank is blocked in, for deadlock reports
+  RankStatistics stats;
+
+  portals::NetworkInterface* ni(uint32_t slot) { return slot < nis.size() ? nis[slot].get() : nullptr; }
+  void notify() { changed->notify_all(); }
+};
+
+struct World {
+  std::vector<platform::Node> nodes;
+  std::vector<RankPortals> ranks;
+  std::vector<std::unique_ptr<nic::Nic>> nics; // indexed by nid
+  job::RankProcesses* processes = nullptr;
+
+  // (nid, pid) -> rank, for delivering messages.
+  std::map<std::pair<unsigned, uint32_t>, unsigned> by_address;
+
+  RankPortals* find(unsigned nid, uint32_t pid)
+  {
+    auto it = by_address.find({nid, pid});
+    return it == by_address.end() ? nullptr : &ranks[it->second];
+  }
+};
+
+} // namespace s4bxi

@@ -1,0 +1,141 @@
+// s4bxi-run: checks the command line and the program, then becomes the server
+// (exec, same pid), which starts the ranks as its children.
+#include "launch_options.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef S4BXI_VERSION
+#define S4BXI_VERSION "unknown"
+#endif
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kUsageError = 2;
+
+[[noreturn]] void fail(const std::string& sentence)
+{
+  std::fprintf(stderr, "s4bxi-run: %s\n", sentence.c_str());
+  std::exit(kUsageError);
+}
+
+bool is_executable_file(const fs::path& path)
+{
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+// Like the shell: a name with a slash is a path, otherwise it is searched in PATH.
+fs::path resolve_program(const std::string& name)
+{
+  if (name.find('/') != std::string::npos) {
+    if (not fs::exists(name))
+      fail("program '" + name + "' not found");
+    if (not is_executable_file(name))
+      fail("program '" + name + "' is not an executable file");
+    return fs::absolute(name);
+  }
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos)
+      end = dirs.size();
+    fs::path candidate = fs::path(dirs.substr(start, end - start).empty() ? "." : dirs.substr(start, end - start)) / name;
+    if (is_executable_file(candidate))
+      return fs::absolute(candidate);
+    start = end + 1;
+  }
+  fail("program '" + name + "' not found (not a path, and not in PATH)");
+}
+
+// The emulator works through the dynamic linker (LD_PRELOAD): a static
+// executable would run outside the simulation. Scripts are let through (their
+// interpreter is dynamic and the preload follows exec).
+void refuse_static_executable(const fs::path& program)
+{
+  int fd = open(program.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    fail("cannot open '" + program.string() + "': " + strerror(errno));
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_begin(fd, ELF_C_READ, nullptr);
+  bool is_elf = elf != nullptr && elf_kind(elf) == ELF_K_ELF;
+  bool dynamic = false;
+  size_t headers = 0;
+  if (is_elf && elf_getphdrnum(elf, &headers) == 0) {
+    for (size_t i = 0; i < headers; ++i) {
+      GElf_Phdr header;
+      if (gelf_getphdr(elf, static_cast<int>(i), &header) != nullptr && header.p_type == PT_INTERP)
+        dynamic = true;
+    }
+  }
+  if (elf != nullptr)
+    elf_end(elf);
+  close(fd);
+  if (is_elf && not dynamic)
+    fail("'" + program.string() +
+         "' is statically linked; the emulator intercepts Portals and time calls through the dynamic linker, so "
+         "rebuild it as a dynamically linked executable (without -static)");
+}
+
+fs::path own_directory()
+{
+  char buffer[PATH_MAX];
+  ssize_t length = readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  if (length <= 0)
+    fail("cannot find where s4bxi-run is installed (/proc/self/exe unreadable)");
+  buffer[length] = '\0';
+  return fs::path(buffer).parent_path();
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  std::string error;
+  auto options = s4bxi::parse_launch_options(std::vector<std::string>(argv + 1, argv + argc), error);
+  if (not options)
+    fail(error + "; see s4bxi-run --help");
+  if (options->help) {
+    std::fputs(s4bxi::usage_text().c_str(), stdout);
+    return 0;
+  }
+  if (options->version) {
+    std::printf("s4bxi-run %s\n", S4BXI_VERSION);
+    return 0;
+  }
+  const fs::path bin = own_directory();
+  const fs::path server = bin / "s4bxi-simserver";
+  const fs::path preload = bin.parent_path() / "lib" / "libportals.so.4";
+  if (not is_executable_file(server))
+    fail("the server '" + server.string() + "' is missing; reinstall the emulator");
+  if (not options->help_cfg) {
+    if (not fs::exists(preload))
+      fail("the preload library '" + preload.string() + "' is missing; reinstall the emulator");
+    fs::path program = resolve_program(options->program[0]);
+    refuse_static_executable(program);
+    options->program[0] = program.string();
+    options->preload_library = preload.string();
+  }
+  std::vector<std::string> args = s4bxi::to_arguments(*options);
+  std::vector<char*> server_argv;
+  std::string server_name = server.string();
+  server_argv.push_back(server_name.data());
+  for (auto& arg : args)
+    server_argv.push_back(arg.data());
+  server_argv.push_back(nullptr);
+  execv(server.c_str(), server_argv.data());
+  fail("cannot start the server '" + server.string() + "': " + strerror(errno));
+}
