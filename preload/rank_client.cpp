@@ -24,6 +24,7 @@ namespace {
 std::atomic<State> current_state{State::NotLaunched};
 std::atomic<bool> explained{false};
 
+int segment_fd = -1;
 ipc::SegmentHeader* header = nullptr;
 ipc::Channel* channel = nullptr;
 ipc::HelloResult hello_result{};
@@ -79,10 +80,12 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
 }
 
 // A process forked by the rank shares nothing with the server: the channel
-// is the parent's.
+// is the parent's. Its copy of the descriptor goes, so that neither it nor
+// what it executes can reach the segment.
 void on_fork_child()
 {
   current_state.store(State::NotTheRank, std::memory_order_release);
+  close(segment_fd);
 }
 
 // Maps the segment named by the environment and returns its rank's channel,
@@ -96,8 +99,8 @@ ipc::Channel* find_channel(const char* fd_text, const char* rank_text, const cha
       rank < 0 or size <= 0 or rank >= size)
     return nullptr;
 
-  // The descriptor may not be the segment: a rank closes it after mapping, so
-  // a program it exec'd may have reused the number for something else.
+  // The descriptor may not be the segment: a rank's forked children close it,
+  // so a program they exec may have reused the number for something else.
   struct stat st{};
   if (fstat(static_cast<int>(fd), &st) != 0 or not S_ISREG(st.st_mode) or
       static_cast<std::size_t>(st.st_size) < sizeof(ipc::SegmentHeader))
@@ -111,9 +114,6 @@ ipc::Channel* find_channel(const char* fd_text, const char* rank_text, const cha
     munmap(base, length);
     return nullptr;
   }
-  // It is the run's segment: children and exec'd programs must not inherit it.
-  close(static_cast<int>(fd));
-
   if (head->version != ipc::kProtocolVersion)
     fatal("libportals (s4bxi): this libportals and s4bxi-simserver speak different protocol versions; "
           "use the libportals.so.4 that comes with the s4bxi-run you launch\n");
@@ -124,9 +124,17 @@ ipc::Channel* find_channel(const char* fd_text, const char* rank_text, const cha
 
   ipc::Channel* mine = ipc::channel_of(base, static_cast<uint32_t>(rank));
   if (mine->owner_pid.load(std::memory_order_acquire) != getpid()) {
+    // The run's segment, inherited by a process that is not the rank (e.g.
+    // through posix_spawn, which skips the fork handlers): let go of it.
     munmap(base, length);
+    close(static_cast<int>(fd));
     return nullptr;
   }
+  // The rank keeps its descriptor open across exec: `s4bxi-run env X=1 prog`
+  // or a wrapper ending in `exec prog` replaces the image but stays the rank,
+  // and the new image attaches again (a second Hello). Forked children close
+  // their copy (on_fork_child).
+  segment_fd = static_cast<int>(fd);
   header = head;
   return mine;
 }
@@ -221,7 +229,7 @@ void explain_not_attached()
     break;
   case State::NotTheRank:
     say("libportals (s4bxi): this process is not one of the rank processes that s4bxi-run started "
-        "(it was forked or exec'd by one); only those can call Portals\n");
+        "(it was forked by one, or only inherited its environment); only those can call Portals\n");
     break;
   case State::Exited:
     say("libportals (s4bxi): Portals was called after the process began to exit (from a destructor "

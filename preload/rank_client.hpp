@@ -2,9 +2,10 @@
 //
 // A process is attached when it was started by s4bxi-run as one of the ranks:
 // its environment names the run's segment and its rank, and the rank's channel
-// was reserved for its pid. Any other process (started by hand, forked by a rank,
-// exec'd by a rank) is not attached: the time hooks then behave like libc and
-// the Portals calls fail, with a sentence that says why.
+// was reserved for its pid (a program the rank exec's keeps that pid, and so
+// is the rank too). Any other process (started by hand, forked by a rank) is
+// not attached: the time hooks then behave like libc and the Portals calls
+// fail, with a sentence that says why.
 #pragma once
 
 #include "protocol.hpp"

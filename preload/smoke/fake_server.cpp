@@ -114,6 +114,11 @@ int main(int argc, char** argv)
          check(end > 19.999 and end < 20.001, "absolute sleep until 20 s (ends at " + std::to_string(end) + ")");
          now += rq.args.sleep.seconds;
        }},
+      {Op::Hello, // the rank exec'd a new image: it attaches again
+       [&](const Request& rq, Reply& rp, double&) {
+         check(rq.args.hello.pid == rank, "the exec'd image says hello with the rank's pid");
+         rp.result.hello = HelloResult{0, 1, 0, 0, 1000};
+       }},
       {Op::Fini, [](const Request&, Reply&, double&) {}},
       {Op::Exit, [](const Request&, Reply&, double&) {}},
   };
@@ -133,7 +138,8 @@ int main(int argc, char** argv)
     check(request.op == step.op, "request " + std::to_string(static_cast<int>(request.op)) + " where " +
                                      std::to_string(static_cast<int>(step.op)) + " was expected");
     Reply reply;
-    now += static_cast<double>(request.compute_ns) * 1e-9; // cpu factor 1
+    if (request.op != Op::Hello) // loading a program is not its compute
+      now += static_cast<double>(request.compute_ns) * 1e-9; // cpu factor 1
     if (request.op == step.op)
       step.handle(request, reply, now);
     reply.now = now;
@@ -145,6 +151,7 @@ int main(int argc, char** argv)
   waitpid(rank, &status, 0);
   check(WIFEXITED(status) and WEXITSTATUS(status) == 0, "the rank program exits with 0");
   check(channel->request_bell.current() == seen, "nothing is sent after Exit (not even by the forked child)");
+  check(channel->request_bell.current() == script.size(), "every call of the script was made, in order");
   if (failures == 0)
     std::printf("fake_server: all checks passed\n");
   return failures == 0 ? 0 : 1;
