@@ -98,9 +98,9 @@ inline constexpr BitName kMDBits[] = {
     {PTL_MD_VOLATILE, ipc::option::kMDVolatile},
 };
 
-// MEs and LEs share their bit names; the ME-only ones are sent for an LE too,
-// and the server rejects them there.
-inline constexpr BitName kEntryBits[] = {
+// MEs and LEs share their first bit names; the last three exist only for
+// MEs, so on an LE they are bits without a name.
+inline constexpr BitName kMEBits[] = {
     {PTL_IOVEC, ipc::option::kIovec},
     {PTL_ME_OP_PUT, ipc::option::kEntryOpPut},
     {PTL_ME_OP_GET, ipc::option::kEntryOpGet},
@@ -121,6 +121,18 @@ inline constexpr BitName kEntryBits[] = {
     {PTL_ME_NO_TRUNCATE, ipc::option::kEntryNoTruncate},
     {PTL_ME_MAY_ALIGN, ipc::option::kEntryMayAlign},
 };
+inline constexpr std::span<const BitName> kLEBits = std::span(kMEBits).first(std::size(kMEBits) - 3);
+static_assert(
+    [] {
+      for (const BitName& name : kMEBits) {
+        bool le_name = (name.abi & ~static_cast<unsigned int>(PTL_LE_APPEND_OPTIONS_MASK)) == 0;
+        bool in_le_table = &name < kMEBits + kLEBits.size();
+        if (le_name != in_le_table)
+          return false;
+      }
+      return true;
+    }(),
+    "kLEBits must be exactly the names that PTL_LE_APPEND_OPTIONS_MASK allows");
 
 // Empty when `options` has a bit that the table does not name.
 inline std::optional<uint32_t> options_to_wire(unsigned int options, std::span<const BitName> names)

@@ -120,7 +120,7 @@ S4BXI_EXPORT int PtlMEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index,
     return api::not_attached();
   if (me == nullptr or me_handle == nullptr)
     return PTL_ARG_INVALID;
-  auto wire_options = abi::options_to_wire(me->options, abi::kEntryBits);
+  auto wire_options = abi::options_to_wire(me->options, abi::kMEBits);
   if (not wire_options)
     return PTL_ARG_INVALID;
   ipc::ListEntry entry{};
@@ -148,7 +148,7 @@ S4BXI_EXPORT int PtlLEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index,
     return api::not_attached();
   if (le == nullptr or le_handle == nullptr)
     return PTL_ARG_INVALID;
-  auto wire_options = abi::options_to_wire(le->options, abi::kEntryBits);
+  auto wire_options = abi::options_to_wire(le->options, abi::kLEBits);
   if (not wire_options)
     return PTL_ARG_INVALID;
   ipc::ListEntry entry{};
