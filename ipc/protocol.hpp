@@ -58,6 +58,7 @@ enum class Op : uint32_t {
   CTInc,
   Put,
   Get,
+  NIHandle, // the NI of any object handle
   Count_
 };
 

@@ -115,6 +115,21 @@ S4BXI_EXPORT int PtlGetPhysId(ptl_handle_ni_t ni_handle, ptl_process_t* id)
   return get_id(Op::GetPhysId, ni_handle, id);
 }
 
+S4BXI_EXPORT int PtlNIHandle(ptl_handle_any_t handle, ptl_handle_ni_t* ni_handle)
+{
+  if (not client::attached())
+    return api::not_attached();
+  if (ni_handle == nullptr)
+    return PTL_ARG_INVALID;
+  ipc::Request request = api::request_for(Op::NIHandle);
+  request.args.handle.handle = abi::handle_to_wire(handle);
+  ipc::Reply reply;
+  int rc = api::forward(request, reply);
+  if (rc == PTL_OK)
+    *ni_handle = abi::handle_from_wire(reply.result.handle);
+  return rc;
+}
+
 S4BXI_EXPORT int PtlGetUid(ptl_handle_ni_t ni_handle, ptl_uid_t* uid)
 {
   if (not client::attached())

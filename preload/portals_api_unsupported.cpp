@@ -38,12 +38,6 @@ int hint()
 
 extern "C" {
 
-S4BXI_EXPORT int PtlNIHandle(ptl_handle_any_t, ptl_handle_ni_t*)
-{
-  static std::atomic<bool> said{false};
-  return unsupported(said, "PtlNIHandle");
-}
-
 S4BXI_EXPORT int PtlLESearch(ptl_handle_ni_t, ptl_pt_index_t, const ptl_le_t*, ptl_search_op_t, void*)
 {
   static std::atomic<bool> said{false};

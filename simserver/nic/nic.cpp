@@ -9,6 +9,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
 
+#include <algorithm>
 #include <cmath>
 
 XBT_LOG_NEW_DEFAULT_CATEGORY(s4bxi_nic, "The BXI NIC model: TX and RX engines");
@@ -21,6 +22,8 @@ using portals::Operation;
 using namespace ipc::option;
 
 namespace {
+
+constexpr uint64_t kPciePacketBytes = 512; // BXI's usual PCIe packet size
 
 uint64_t wire_bytes(uint64_t payload)
 {
@@ -93,8 +96,15 @@ void Nic::transmit(Message* message)
     message->payload_captured = true;
   }
   s4u::CommPtr dma_read;
-  if (message->needs_dma_read && length > 0)
+  if (message->needs_dma_read && length > 0) {
+    // A DMA read: the request crosses PCIe, then the data streams back. The
+    // wire transfer is pipelined with it but cannot start before the first
+    // PCIe packet has arrived (thesis 4.3.3).
+    s4u::this_actor::sleep_for(options::pci_latency_s());
     dma_read = s4u::Comm::sendto_async(node_.cpu, node_.nic, length);
+    const double first_packet = static_cast<double>(std::min<uint64_t>(length, kPciePacketBytes));
+    s4u::this_actor::sleep_for(options::pci_latency_s() + first_packet / options::pci_transfer_cap_Bps());
+  }
   s4u::this_actor::sleep_for(options::nic_tx_delay_s());
 
   // Once put on the wire, the message belongs to the receiving RX engine.

@@ -241,6 +241,7 @@ const char* Api::call_name(ipc::Op op)
     case ipc::Op::CTInc: return "PtlCTInc";
     case ipc::Op::Put: return "PtlPut";
     case ipc::Op::Get: return "PtlGet";
+    case ipc::Op::NIHandle: return "PtlNIHandle";
     case ipc::Op::Count_: break;
   }
   return "unknown call";
@@ -301,6 +302,14 @@ Reply Api::handle(RankPortals& rank, const ipc::Request& request)
     case ipc::Op::CTInc: return ct_update(rank, a.ct_update, true);
     case ipc::Op::Put: return put(rank, a.put);
     case ipc::Op::Get: return get(rank, a.get);
+    case ipc::Op::NIHandle: {
+      auto decoded = decode_handle(a.handle.handle);
+      if (not decoded || rank.ni(decoded->ni) == nullptr)
+        return status(Status::ArgInvalid);
+      Reply reply = status(Status::Ok);
+      reply.result.handle = encode_handle(HandleKind::NI, decoded->ni, 0);
+      return reply;
+    }
     default: return status(Status::ArgInvalid);
   }
 }

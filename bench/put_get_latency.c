@@ -1,0 +1,130 @@
+/* Simulated time per operation of the DESIGN.md reference loops: rank 0 issues
+ * an operation to rank 1 and waits for its completion event with PtlEQWait
+ * (Put: the ACK, Get: the REPLY), N times; rank 1 only exposes a buffer.
+ * Prints one line per operation and size, in the program's own clock.
+ * Usage: put_get_latency [iterations] [size...] */
+#include <portals4.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CHECK(call)                                                                  \
+  do {                                                                               \
+    int rc_ = (call);                                                                \
+    if (rc_ != PTL_OK) {                                                             \
+      fprintf(stderr, "put_get_latency: %s failed with %d\n", #call, rc_);           \
+      exit(1);                                                                       \
+    }                                                                                \
+  } while (0)
+
+static double seconds(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void wait_for(ptl_handle_eq_t eq, ptl_event_kind_t kind)
+{
+  ptl_event_t event;
+  do {
+    CHECK(PtlEQWait(eq, &event));
+    if (event.ni_fail_type != PTL_NI_OK) {
+      fprintf(stderr, "put_get_latency: event %d failed (%d)\n", event.type, event.ni_fail_type);
+      exit(1);
+    }
+  } while (event.type != kind);
+}
+
+int main(int argc, char **argv)
+{
+  int iterations = argc > 1 ? atoi(argv[1]) : 1000;
+  size_t default_sizes[] = {8, 65536};
+  size_t max_size = 0;
+  int size_count = argc > 2 ? argc - 2 : 2;
+  size_t *sizes = malloc(sizeof(size_t) * (size_t)size_count);
+  for (int i = 0; i < size_count; i++) {
+    sizes[i] = argc > 2 ? strtoull(argv[i + 2], NULL, 10) : default_sizes[i];
+    if (sizes[i] > max_size)
+      max_size = sizes[i];
+  }
+
+  ptl_handle_ni_t ni;
+  ptl_process_t me;
+  CHECK(PtlInit());
+  CHECK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_LOGICAL, PTL_PID_ANY, NULL, NULL, &ni));
+  CHECK(PtlGetId(ni, &me));
+  ptl_handle_eq_t eq;
+  CHECK(PtlEQAlloc(ni, 1024, &eq));
+  ptl_pt_index_t pt;
+  CHECK(PtlPTAlloc(ni, 0, eq, 0, &pt));
+  char *buffer = calloc(max_size + 1, 1);
+
+  if (me.rank == 1) {
+    ptl_me_t entry;
+    memset(&entry, 0, sizeof entry);
+    entry.start = buffer;
+    entry.length = max_size;
+    entry.ct_handle = PTL_CT_NONE;
+    entry.uid = PTL_UID_ANY;
+    entry.match_id.rank = PTL_RANK_ANY;
+    entry.options = PTL_ME_OP_PUT | PTL_ME_OP_GET | PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_COMM_DISABLE;
+    ptl_handle_me_t me_handle;
+    CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &me_handle));
+  }
+  ptl_md_t md;
+  memset(&md, 0, sizeof md);
+  md.start = buffer;
+  md.length = max_size;
+  md.eq_handle = eq;
+  md.ct_handle = PTL_CT_NONE;
+  ptl_handle_md_t md_handle;
+  CHECK(PtlMDBind(ni, &md, &md_handle));
+
+  /* Control messages (zero-byte Puts on PT 1) keep the ranks in step: rank 1
+   * says "my entry is linked", rank 0 says "done". */
+  ptl_handle_eq_t control_eq;
+  CHECK(PtlEQAlloc(ni, 4, &control_eq));
+  ptl_pt_index_t control;
+  CHECK(PtlPTAlloc(ni, 0, control_eq, 1, &control));
+  ptl_me_t control_entry;
+  memset(&control_entry, 0, sizeof control_entry);
+  control_entry.ct_handle = PTL_CT_NONE;
+  control_entry.uid = PTL_UID_ANY;
+  control_entry.match_id.rank = PTL_RANK_ANY;
+  control_entry.options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE;
+  ptl_handle_me_t control_handle;
+  CHECK(PtlMEAppend(ni, control, &control_entry, PTL_PRIORITY_LIST, NULL, &control_handle));
+  ptl_process_t peer = {.rank = 1 - me.rank};
+
+  if (me.rank == 1) {
+    CHECK(PtlPut(md_handle, 0, 0, PTL_ACK_REQ, peer, control, 0, 0, NULL, 0));
+    wait_for(eq, PTL_EVENT_ACK);
+    wait_for(control_eq, PTL_EVENT_PUT);
+  } else {
+    wait_for(control_eq, PTL_EVENT_PUT);
+    for (int s = 0; s < size_count; s++) {
+      double start = seconds();
+      for (int i = 0; i < iterations; i++) {
+        CHECK(PtlPut(md_handle, 0, sizes[s], PTL_ACK_REQ, peer, pt, 0, 0, NULL, 0));
+        wait_for(eq, PTL_EVENT_ACK);
+      }
+      double put = (seconds() - start) / iterations;
+      start = seconds();
+      for (int i = 0; i < iterations; i++) {
+        CHECK(PtlGet(md_handle, 0, sizes[s], peer, pt, 0, 0, NULL));
+        wait_for(eq, PTL_EVENT_REPLY);
+      }
+      double get = (seconds() - start) / iterations;
+      printf("Put-WaitAck   %9zu B  %9.3f us  %8.3f GB/s\n", sizes[s], put * 1e6, (double)sizes[s] / put * 1e-9);
+      printf("Get-WaitReply %9zu B  %9.3f us  %8.3f GB/s\n", sizes[s], get * 1e6, (double)sizes[s] / get * 1e-9);
+    }
+    CHECK(PtlPut(md_handle, 0, 0, PTL_ACK_REQ, peer, control, 0, 0, NULL, 0));
+    wait_for(eq, PTL_EVENT_ACK);
+  }
+  PtlNIFini(ni);
+  PtlFini();
+  return 0;
+}
