@@ -1,0 +1,120 @@
+// Base fixture of the end-to-end tests: every test gets a unique marker to
+// put on its program's command line, and at the end the fixture checks that
+// no process carrying the marker and no new s4bxi shared-memory segment
+// survived the test's runs.
+#pragma once
+
+#include "harness.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <csignal>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace e2e {
+
+inline bool contains(const std::string &text, const std::string &what)
+{
+    return text.find(what) != std::string::npos;
+}
+
+inline bool icontains(std::string text, std::string what)
+{
+    auto lower = [](std::string &s) {
+        for (char &c : s)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    };
+    lower(text);
+    lower(what);
+    return text.find(what) != std::string::npos;
+}
+
+class E2ETest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        marker_ = unique_marker();
+        shm_before_ = s4bxi_shm_entries();
+        ASSERT_TRUE(std::filesystem::exists(launcher()))
+            << "the launcher " << launcher() << " is not built";
+    }
+
+    void TearDown() override
+    {
+        std::vector<int> left;
+        for (int i = 0; i < 30; ++i) {
+            left = processes_with(marker_);
+            if (left.empty())
+                break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        std::string pids;
+        for (int p : left)
+            pids += " " + std::to_string(p);
+        EXPECT_TRUE(left.empty())
+            << "processes left behind by the run (pids" << pids << ")";
+        for (int p : left)
+            kill(p, SIGKILL);
+        const auto leaked = leaked_shm_entries(shm_before_);
+        std::string names;
+        for (const auto &n : leaked)
+            names += " /dev/shm/" + n;
+        EXPECT_TRUE(leaked.empty())
+            << "shared-memory segments left behind:" << names;
+    }
+
+    // s4bxi-run with the given options, program and program arguments; the
+    // marker is appended as the program's last argument.
+    RunResult run(std::vector<std::string> args, const RunOptions &opts = {})
+    {
+        args.push_back(marker_);
+        RunResult r = run_s4bxi(args, opts);
+        EXPECT_FALSE(r.timed_out)
+            << "the run did not finish in time and was killed\n"
+            << describe(r);
+        return r;
+    }
+
+    // Exit status 0 and the summary line naming nranks.
+    void expect_success(const RunResult &r, int nranks)
+    {
+        EXPECT_EQ(r.exit_code, 0) << describe(r);
+        auto s = parse_summary(r.err);
+        ASSERT_TRUE(s.has_value())
+            << "no summary line on stderr\n" << describe(r);
+        EXPECT_EQ(s->ranks, nranks) << describe(r);
+        EXPECT_GE(s->simulated_s, 0.0) << describe(r);
+        EXPECT_GE(s->wall_s, 0.0) << describe(r);
+        // The summary comes last.
+        auto ls = lines(r.err);
+        ASSERT_FALSE(ls.empty());
+        EXPECT_TRUE(contains(ls.back(), "s4bxi-run: simulated time"))
+            << "the summary is not the last line on stderr\n" << describe(r);
+    }
+
+    // Exit status 2, one line on stderr: "s4bxi-run: ..." naming keyword.
+    void expect_usage_error(const RunResult &r, const std::string &keyword)
+    {
+        EXPECT_EQ(r.exit_code, 2) << describe(r);
+        auto ls = lines(r.err);
+        ASSERT_EQ(ls.size(), 1u)
+            << "a usage error must be one sentence on stderr\n" << describe(r);
+        EXPECT_EQ(ls[0].rfind("s4bxi-run: ", 0), 0u) << describe(r);
+        if (!keyword.empty()) {
+            EXPECT_TRUE(icontains(ls[0], keyword))
+                << "the message should mention \"" << keyword << "\"\n"
+                << describe(r);
+        }
+        EXPECT_LT(r.wall_s, 20.0) << "a usage error should be reported fast";
+    }
+
+    std::string marker_;
+    std::set<std::string> shm_before_;
+};
+
+} // namespace e2e

@@ -1,0 +1,134 @@
+// The pingpong example and the run report.
+#include "e2e_test.hpp"
+#include "json_lite.hpp"
+
+#include <map>
+#include <sstream>
+
+namespace e2e {
+namespace {
+
+class Examples : public E2ETest {
+protected:
+    struct Row {
+        long iterations = 0;
+        double latency_us = 0;
+        double bandwidth_mbs = 0;
+    };
+
+    // Rows of the pingpong table by size.
+    static std::map<long, Row> table(const std::string &out)
+    {
+        std::map<long, Row> rows;
+        for (const auto &line : lines(out)) {
+            if (line[0] == '#')
+                continue;
+            std::istringstream in(line);
+            long size;
+            Row row;
+            if (in >> size >> row.iterations >> row.latency_us >>
+                row.bandwidth_mbs)
+                rows[size] = row;
+        }
+        return rows;
+    }
+};
+
+TEST_F(Examples, PingpongPrintsTable)
+{
+    auto r = run({"-n", "2", example("pingpong"), "-m", "65536"});
+    expect_success(r, 2);
+    auto rows = table(r.out);
+    ASSERT_EQ(rows.size(), 14u) << "expected sizes 8 B to 64 KiB\n"
+                                << describe(r);
+    for (long size = 8; size <= 65536; size *= 2) {
+        ASSERT_TRUE(rows.count(size)) << "no row for " << size << " B\n"
+                                      << describe(r);
+        const Row &row = rows[size];
+        EXPECT_GT(row.iterations, 0);
+        EXPECT_GT(row.latency_us, 0.0) << size << " B";
+        EXPECT_NEAR(row.bandwidth_mbs, size / row.latency_us,
+                    0.01 * row.bandwidth_mbs + 0.01)
+            << size << " B";
+    }
+    // Plausible for a 100 Gb/s network: a small message takes between
+    // 0.1 and 100 us one way, 64 KiB goes faster than 100 MB/s.
+    EXPECT_GT(rows[8].latency_us, 0.1) << describe(r);
+    EXPECT_LT(rows[8].latency_us, 100.0) << describe(r);
+    EXPECT_GT(rows[65536].latency_us, rows[8].latency_us) << describe(r);
+    EXPECT_GT(rows[65536].bandwidth_mbs, 100.0) << describe(r);
+}
+
+TEST_F(Examples, PingpongIsDeterministicWithoutCompute)
+{
+    std::vector<std::string> args{"-n", "2", "--cfg=s4bxi/compute:none",
+                                  example("pingpong"), "-m", "4096", "-i", "5"};
+    auto a = run(args);
+    auto b = run(args);
+    expect_success(a, 2);
+    expect_success(b, 2);
+    EXPECT_FALSE(table(a.out).empty()) << describe(a);
+    EXPECT_EQ(a.out, b.out);
+    auto sa = parse_summary(a.err), sb = parse_summary(b.err);
+    ASSERT_TRUE(sa && sb);
+    EXPECT_EQ(sa->simulated_s, sb->simulated_s);
+}
+
+TEST_F(Examples, ReportIsWrittenAsJson)
+{
+    TempDir dir;
+    const std::string report = dir.file("run.json");
+    // 4 sizes (8..64 B), 3 timed + 2 warm-up messages each way per size.
+    auto r = run({"-n", "2", "--report", report, example("pingpong"), "-m",
+                  "64", "-i", "3"});
+    expect_success(r, 2);
+    const std::string text = read_file(report);
+    ASSERT_FALSE(text.empty()) << "no report at " << report << "\n"
+                               << describe(r);
+    std::string error;
+    auto doc = json::parse(text, &error);
+    ASSERT_TRUE(doc.has_value()) << "report is not valid JSON: " << error
+                                 << "\n" << text;
+    ASSERT_TRUE(doc->is_object()) << text;
+
+    const json::Value *sim = doc->get("simulated_time_s");
+    const json::Value *wall = doc->get("wall_time_s");
+    const json::Value *ranks = doc->get("ranks");
+    const json::Value *per_rank = doc->get("per_rank");
+    ASSERT_TRUE(sim && sim->is_number()) << text;
+    ASSERT_TRUE(wall && wall->is_number()) << text;
+    ASSERT_TRUE(ranks && ranks->is_number()) << text;
+    ASSERT_TRUE(per_rank && per_rank->is_array()) << text;
+    EXPECT_GT(sim->number, 0.0) << text;
+    EXPECT_GT(wall->number, 0.0) << text;
+    EXPECT_EQ(ranks->number, 2.0) << text;
+    auto summary = parse_summary(r.err);
+    ASSERT_TRUE(summary.has_value());
+    EXPECT_NEAR(sim->number, summary->simulated_s,
+                1e-3 * summary->simulated_s + 1e-6)
+        << "report and summary line disagree\n" << text;
+
+    ASSERT_EQ(per_rank->array.size(), 2u) << text;
+    const double payload = 5.0 * (8 + 16 + 32 + 64);
+    bool seen[2] = {false, false};
+    for (const auto &entry : per_rank->array) {
+        ASSERT_TRUE(entry.is_object()) << text;
+        for (const char *key :
+             {"rank", "exit_status", "compute_s", "portals_calls", "bytes_sent"})
+            ASSERT_TRUE(entry.get(key) && entry.get(key)->is_number())
+                << "per_rank entry without numeric \"" << key << "\"\n"
+                << text;
+        const int rank = static_cast<int>(entry.get("rank")->number);
+        ASSERT_TRUE(rank == 0 || rank == 1) << text;
+        seen[rank] = true;
+        EXPECT_EQ(entry.get("exit_status")->number, 0.0) << text;
+        EXPECT_GE(entry.get("compute_s")->number, 0.0) << text;
+        EXPECT_GT(entry.get("portals_calls")->number, 20.0) << text;
+        EXPECT_GE(entry.get("bytes_sent")->number, payload) << text;
+        EXPECT_LT(entry.get("bytes_sent")->number, payload + 4096) << text;
+    }
+    EXPECT_TRUE(seen[0] && seen[1]) << text;
+}
+
+} // namespace
+} // namespace e2e

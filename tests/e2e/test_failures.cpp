@@ -1,0 +1,86 @@
+// Runs that go wrong: a rank crashes, a rank exits early with an error, every
+// rank waits forever, the user interrupts the run. Each must end promptly
+// with the specified status and sentence, and leave nothing behind (checked
+// by the fixture).
+#include "e2e_test.hpp"
+
+#include <csignal>
+#include <regex>
+
+namespace e2e {
+namespace {
+
+class Failures : public E2ETest {};
+
+TEST_F(Failures, SegfaultingRankIsReported)
+{
+    auto r = run({"-n", "2", program("crash_segv")});
+    EXPECT_EQ(r.exit_code, 128 + SIGSEGV) << describe(r);
+    EXPECT_TRUE(contains(
+        r.err, "s4bxi-run: rank 1 was killed by signal 11 (Segmentation fault)"))
+        << describe(r);
+    EXPECT_FALSE(icontains(r.err, "deadlock"))
+        << "a crash is not a deadlock\n" << describe(r);
+    EXPECT_LT(r.wall_s, 30.0) << describe(r);
+}
+
+TEST_F(Failures, RankExitingWithErrorIsReported)
+{
+    auto r = run({"-n", "2", program("early_exit")});
+    EXPECT_EQ(r.exit_code, 3) << describe(r);
+    EXPECT_TRUE(contains(r.err, "s4bxi-run: rank 1 exited with status 3"))
+        << describe(r);
+    EXPECT_FALSE(icontains(r.err, "deadlock")) << describe(r);
+    EXPECT_LT(r.wall_s, 30.0) << describe(r);
+}
+
+TEST_F(Failures, DeadlockIsDetectedAndExplained)
+{
+    auto r = run({"-n", "2", program("deadlock")});
+    EXPECT_NE(r.exit_code, 0) << describe(r);
+    EXPECT_TRUE(contains(r.err, "deadlock")) << describe(r);
+    // Each waiting rank is named together with the call it waits in.
+    for (int rank = 0; rank < 2; ++rank) {
+        const std::regex names_rank("rank " + std::to_string(rank) +
+                                    "[^0-9].*PtlEQWait|PtlEQWait.*rank " +
+                                    std::to_string(rank) + "([^0-9]|$)");
+        bool found = false;
+        for (const auto &line : lines(r.err))
+            found = found || std::regex_search(line, names_rank);
+        EXPECT_TRUE(found) << "no line names rank " << rank
+                           << " waiting in PtlEQWait\n" << describe(r);
+    }
+    EXPECT_FALSE(contains(r.err, "returned from PtlEQWait"))
+        << "a waiting rank was woken up\n" << describe(r);
+    EXPECT_LT(r.wall_s, 30.0) << describe(r);
+}
+
+// Ctrl-C while a rank computes forever (no call the simulation could act
+// on): the launcher must stop every rank and the server, and exit non-zero.
+TEST_F(Failures, InterruptStopsEverything)
+{
+    RunOptions opts;
+    opts.signal_after = std::chrono::milliseconds(1000);
+    opts.signal = SIGINT;
+    opts.timeout = std::chrono::milliseconds(20000);
+    auto r = run({"-n", "2", program("forever_compute")}, opts);
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_NE(r.exit_code, 0) << describe(r);
+    EXPECT_LT(r.wall_s, 6.0)
+        << "the run should end within 5 s of SIGINT\n" << describe(r);
+}
+
+TEST_F(Failures, TerminateStopsEverything)
+{
+    RunOptions opts;
+    opts.signal_after = std::chrono::milliseconds(1000);
+    opts.signal = SIGTERM;
+    opts.timeout = std::chrono::milliseconds(20000);
+    auto r = run({"-n", "2", program("forever_compute")}, opts);
+    EXPECT_NE(r.exit_code, 0) << describe(r);
+    EXPECT_LT(r.wall_s, 6.0)
+        << "the run should end within 5 s of SIGTERM\n" << describe(r);
+}
+
+} // namespace
+} // namespace e2e

@@ -1,0 +1,70 @@
+// Self-checking Portals programs: each exits 0 only if every check passed,
+// and prints "<program>: rank R: all checks passed" per rank.
+#include "e2e_test.hpp"
+
+namespace e2e {
+namespace {
+
+class Programs : public E2ETest {
+protected:
+    void expect_all_passed(const RunResult &r, const std::string &name,
+                           int nranks)
+    {
+        expect_success(r, nranks);
+        for (int rank = 0; rank < nranks; ++rank)
+            EXPECT_TRUE(contains(r.out, name + ": rank " +
+                                            std::to_string(rank) +
+                                            ": all checks passed"))
+                << "rank " << rank << " did not report success\n"
+                << describe(r);
+        EXPECT_FALSE(contains(r.err, "FAIL")) << describe(r);
+    }
+};
+
+// Put and Get from 0 B to 4 MiB, both directions, with guard bytes.
+TEST_F(Programs, PutGetDataIntegrity)
+{
+    auto r = run({"-n", "2", program("put_get_integrity")});
+    expect_all_passed(r, "put_get_integrity", 2);
+    EXPECT_TRUE(contains(r.out, "from 0 B to 4194304 B")) << describe(r);
+}
+
+// Match bits, ignore bits, use-once, priority order, overflow list,
+// truncation, drops, LE on a non-matching NI.
+TEST_F(Programs, MatchListEntries)
+{
+    auto r = run({"-n", "2", program("me_matching")});
+    expect_all_passed(r, "me_matching", 2);
+}
+
+// SEND/ACK/PUT/GET/REPLY event fields; counting events.
+TEST_F(Programs, EventQueuesAndCounters)
+{
+    auto r = run({"-n", "2", program("eq_ct_events")});
+    expect_all_passed(r, "eq_ct_events", 2);
+}
+
+// Exact return codes for bogus handles and arguments.
+TEST_F(Programs, InvalidArgumentsReturnSpecifiedCodes)
+{
+    auto r = run({"-n", "1", program("invalid_args")});
+    expect_all_passed(r, "invalid_args", 1);
+}
+
+// PMI_RANK/PMI_SIZE, the rank map and round-robin placement on the default
+// platform (2 nodes).
+TEST_F(Programs, RankIdentityAndPlacement)
+{
+    auto r = run({"-n", "2", program("rank_env"), "--nodes=2"});
+    expect_all_passed(r, "rank_env", 2);
+}
+
+// Same program, with "--" between the options and the program.
+TEST_F(Programs, DoubleDashSeparatesProgram)
+{
+    auto r = run({"-n", "2", "--", program("rank_env")});
+    expect_all_passed(r, "rank_env", 2);
+}
+
+} // namespace
+} // namespace e2e

@@ -1,0 +1,106 @@
+// Time virtualisation: simulated sleeps and injected compute.
+#include "e2e_test.hpp"
+
+#include <algorithm>
+#include <regex>
+
+namespace e2e {
+namespace {
+
+class Time : public E2ETest {
+protected:
+    struct Busy {
+        double cpu_s = -1;
+        double simulated_s = -1;
+    };
+
+    // Runs busy_compute on one rank with the given options.
+    Busy busy(const std::vector<std::string> &cfg)
+    {
+        std::vector<std::string> args{"-n", "1"};
+        args.insert(args.end(), cfg.begin(), cfg.end());
+        args.push_back(program("busy_compute"));
+        auto r = run(args);
+        expect_success(r, 1);
+        static const std::regex re(
+            R"(busy_compute: rank \S+ cpu_s=([0-9.]+) simulated_s=([0-9.eE+-]+))");
+        std::smatch m;
+        Busy b;
+        if (std::regex_search(r.out, m, re)) {
+            b.cpu_s = std::stod(m[1]);
+            b.simulated_s = std::stod(m[2]);
+        } else {
+            ADD_FAILURE() << "busy_compute printed no result\n" << describe(r);
+        }
+        return b;
+    }
+};
+
+// sleep(30) and friends advance every clock by the requested amount (checked
+// by the program itself), in much less than 30 s of real time.
+TEST_F(Time, SleepsAreSimulated)
+{
+    auto r = run({"-n", "2", program("time_sleep")});
+    expect_success(r, 2);
+    for (int rank = 0; rank < 2; ++rank)
+        EXPECT_TRUE(contains(r.out, "time_sleep: rank " +
+                                        std::to_string(rank) +
+                                        ": all checks passed"))
+            << describe(r);
+    EXPECT_LT(r.wall_s, 15.0) << "sleeps took real time\n" << describe(r);
+    auto s = parse_summary(r.err);
+    ASSERT_TRUE(s.has_value()) << describe(r);
+    EXPECT_GE(s->simulated_s, 33.5) << describe(r);
+    EXPECT_LT(s->simulated_s, 34.5) << describe(r);
+}
+
+// Without compute injection a run is deterministic, clocks included.
+TEST_F(Time, ComputeNoneIsDeterministic)
+{
+    auto once = [&] {
+        auto r = run({"-n", "2", "--cfg=s4bxi/compute:none",
+                      program("time_sleep")});
+        expect_success(r, 2);
+        auto ls = lines(r.out);
+        std::sort(ls.begin(), ls.end());
+        return ls;
+    };
+    auto first = once();
+    auto second = once();
+    EXPECT_FALSE(first.empty());
+    EXPECT_EQ(first, second);
+}
+
+TEST_F(Time, ComputeIsInjectedWithFactor1)
+{
+    Busy b = busy({"--cfg=s4bxi/cpu-factor:1"});
+    ASSERT_GT(b.cpu_s, 0.15);
+    EXPECT_GT(b.simulated_s, 0.85 * b.cpu_s) << "cpu " << b.cpu_s;
+    EXPECT_LT(b.simulated_s, 1.15 * b.cpu_s + 0.005) << "cpu " << b.cpu_s;
+}
+
+TEST_F(Time, ComputeIsScaledByCpuFactor)
+{
+    Busy b = busy({"--cfg=s4bxi/cpu-factor:2"});
+    ASSERT_GT(b.cpu_s, 0.15);
+    EXPECT_GT(b.simulated_s, 1.7 * b.cpu_s) << "cpu " << b.cpu_s;
+    EXPECT_LT(b.simulated_s, 2.3 * b.cpu_s + 0.005) << "cpu " << b.cpu_s;
+}
+
+TEST_F(Time, ComputeNoneInjectsNothing)
+{
+    Busy b = busy({"--cfg=s4bxi/compute:none"});
+    ASSERT_GT(b.cpu_s, 0.15);
+    EXPECT_LT(b.simulated_s, 1e-3);
+}
+
+// A compute burst shorter than the threshold is not injected.
+TEST_F(Time, ComputeBelowThresholdIsIgnored)
+{
+    Busy b = busy({"--cfg=s4bxi/cpu-threshold:1"});
+    ASSERT_GT(b.cpu_s, 0.15);
+    EXPECT_LT(b.simulated_s, 1e-3) << "cpu " << b.cpu_s;
+}
+
+} // namespace
+} // namespace e2e
