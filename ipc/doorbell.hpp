@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <ctime>
+#include <sched.h>
 
 namespace s4bxi::ipc {
 
@@ -43,8 +44,8 @@ struct alignas(64) Doorbell {
 // they do not (e.g. the peer computes for a long time, or only one core is free).
 class SpinBudget {
 public:
-  static constexpr unsigned kMin = 64;
-  static constexpr unsigned kMax = 1U << 15;
+  static constexpr unsigned kMin = 2048;
+  static constexpr unsigned kMax = 1U << 14;
   [[nodiscard]] unsigned iterations() const { return iterations_; }
   void answered_while_spinning() { iterations_ = iterations_ * 2 > kMax ? kMax : iterations_ * 2; }
   void had_to_sleep() { iterations_ = iterations_ / 2 < kMin ? kMin : iterations_ / 2; }
@@ -52,6 +53,8 @@ public:
 private:
   unsigned iterations_ = 4096;
 };
+
+inline constexpr unsigned kYieldPeriod = 256;
 
 // Waits until bell.sequence != seen. Returns false if `timeout` elapsed first
 // (nullptr: no timeout). Spurious futex wake-ups are absorbed here.
@@ -62,7 +65,12 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
       budget.answered_while_spinning();
       return true;
     }
-    cpu_relax();
+    // On a loaded machine the peer may be waiting for our very CPU: give it
+    // now and then, so that spinning never delays the answer it waits for.
+    if (i % kYieldPeriod == kYieldPeriod - 1)
+      sched_yield();
+    else
+      cpu_relax();
   }
   budget.had_to_sleep();
   while (true) {

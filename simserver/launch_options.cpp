@@ -16,6 +16,7 @@ bool parse_count(const std::string& text, unsigned& value)
 std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>& args, std::string& error)
 {
   LaunchOptions options;
+  error.clear(); // also the signal of value_of()'s failures below
   size_t i = 0;
   // Options taking a value accept "--opt value" and "--opt=value".
   auto value_of = [&](const std::string& arg, const std::string& name, std::string& value) {

@@ -1,0 +1,64 @@
+#include "launch_options.hpp"
+
+#include <gtest/gtest.h>
+
+using s4bxi::parse_launch_options;
+
+namespace {
+std::optional<s4bxi::LaunchOptions> parse(std::vector<std::string> args, std::string& error)
+{
+  return parse_launch_options(args, error);
+}
+} // namespace
+
+TEST(LaunchOptions, ParsesTheMpirunLikeForms)
+{
+  std::string error;
+  auto options = parse({"-n", "16", "--platform", "fattree:2;4,4;1,2;1,2", "--report=run.json",
+                        "--cfg=s4bxi/cpu-factor:2", "./app", "-x", "--not-ours"},
+                       error);
+  ASSERT_TRUE(options) << error;
+  EXPECT_EQ(options->ranks, 16u);
+  EXPECT_EQ(options->platform, "fattree:2;4,4;1,2;1,2");
+  EXPECT_EQ(options->report_path, "run.json");
+  ASSERT_EQ(options->simgrid_args.size(), 1u);
+  EXPECT_EQ(options->simgrid_args[0], "--cfg=s4bxi/cpu-factor:2");
+  EXPECT_EQ(options->program, (std::vector<std::string>{"./app", "-x", "--not-ours"}));
+}
+
+TEST(LaunchOptions, DoubleDashEndsOptions)
+{
+  std::string error;
+  auto options = parse({"-np", "2", "--", "-weird-name"}, error);
+  ASSERT_TRUE(options) << error;
+  EXPECT_EQ(options->program[0], "-weird-name");
+}
+
+TEST(LaunchOptions, RejectsBadInputWithOneSentence)
+{
+  std::string error;
+  EXPECT_FALSE(parse({"--frobnicate", "./app"}, error));
+  EXPECT_NE(error.find("unknown option '--frobnicate'"), std::string::npos);
+  EXPECT_FALSE(parse({"-n", "zero", "./app"}, error));
+  EXPECT_NE(error.find("not a positive integer"), std::string::npos);
+  EXPECT_FALSE(parse({"-n", "0", "./app"}, error));
+  EXPECT_FALSE(parse({"-n"}, error));
+  EXPECT_NE(error.find("needs a value"), std::string::npos);
+  EXPECT_FALSE(parse({"-n", "2"}, error));
+  EXPECT_NE(error.find("no program"), std::string::npos);
+}
+
+TEST(LaunchOptions, ServerArgumentsParseBackToTheSameOptions)
+{
+  std::string error;
+  auto options = parse({"-n", "3", "--log=s4bxi_nic.thres:debug", "--report", "r.json", "prog", "a"}, error);
+  ASSERT_TRUE(options);
+  options->preload_library = "/x/lib/libportals.so.4";
+  auto again = parse(s4bxi::to_arguments(*options), error);
+  ASSERT_TRUE(again) << error;
+  EXPECT_EQ(again->ranks, 3u);
+  EXPECT_EQ(again->report_path, "r.json");
+  EXPECT_EQ(again->preload_library, "/x/lib/libportals.so.4");
+  EXPECT_EQ(again->simgrid_args, options->simgrid_args);
+  EXPECT_EQ(again->program, options->program);
+}
