@@ -71,7 +71,8 @@ std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>
     } else if (value_of(arg, "--log", value)) {
       options.simgrid_args.push_back("--log=" + value);
     } else {
-      error = "unknown option '" + arg + "'";
+      if (error.empty()) // value_of() may have found a missing value
+        error = "unknown option '" + arg + "'";
       return std::nullopt;
     }
     if (not error.empty())
