@@ -59,6 +59,15 @@ TEST_F(Programs, RankIdentityAndPlacement)
     expect_all_passed(r, "rank_env", 2);
 }
 
+// A generated two-level fat tree of 16 nodes: 4 ranks on 4 nodes, two of
+// them behind another leaf switch.
+TEST_F(Programs, FatTreePlatform)
+{
+    auto r = run({"-n", "4", "--platform", "fattree:2;4,4;1,2;1,2",
+                  program("rank_env"), "--nodes=16"});
+    expect_all_passed(r, "rank_env", 4);
+}
+
 // Same program, with "--" between the options and the program.
 TEST_F(Programs, DoubleDashSeparatesProgram)
 {

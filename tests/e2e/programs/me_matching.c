@@ -16,6 +16,9 @@
  *  - truncation: mlength is the entry length, rlength the message length;
  *  - the priority list is searched before the overflow list, and a message
  *    that only matches an overflow entry lands there (ptl_list says so);
+ *  - a message kept by an overflow entry is an unexpected message: a later
+ *    priority-list append that matches it gets a PUT_OVERFLOW event pointing
+ *    at the data in the overflow buffer;
  *  - a Put to an LE of a non-matching NI ignores the match bits.
  */
 #include "e2e_common.h"
@@ -226,6 +229,15 @@ int main(void)
                               : buf_name[buf_index(ev.user_ptr)]);
                 continue;
             }
+            if (ev.type == PTL_EVENT_PUT_OVERFLOW) {
+                e2e_fail("PUT_OVERFLOW event when message %d arrived in an "
+                         "overflow-list entry: arrival gives a PUT event with "
+                         "ptl_list PTL_OVERFLOW_LIST; PUT_OVERFLOW is for a "
+                         "later append that matches the unexpected message",
+                         plan[delivered >= 4 ? delivered + 1 : delivered].tag);
+                ++delivered;
+                continue;
+            }
             if (ev.type != PTL_EVENT_PUT) {
                 e2e_fail("unexpected %s event", e2e_event_name(ev.type));
                 continue;
@@ -291,8 +303,73 @@ int main(void)
                   "drop counter grew by %d, expected 1",
                   drops_after - drops_before);
 
-        /* The use-once entry is gone: its handle is no longer valid. */
+        /* The use-once entry is gone: its handle is no longer valid (checked
+         * before any other append could reuse the handle value). */
         E2E_EXPECT_RC(PTL_ARG_INVALID, PtlMEUnlink(hme[A]));
+
+        /* Message 11 is unexpected: a matching priority append reports it. */
+        {
+            static char q_marker;
+            ptl_me_t q;
+            ptl_handle_me_t hq;
+            static unsigned char qbuf[64];
+            memset(&q, 0, sizeof q);
+            q.start = qbuf;
+            q.length = sizeof qbuf;
+            q.ct_handle = PTL_CT_NONE;
+            q.uid = PTL_UID_ANY;
+            q.options = PTL_ME_OP_PUT | PTL_ME_USE_ONCE |
+                        PTL_ME_EVENT_LINK_DISABLE;
+            q.match_id.rank = PTL_RANK_ANY;
+            q.match_bits = 0x7777;
+            E2E_OK(PtlMEAppend(ni, PT_M, &q, PTL_PRIORITY_LIST, &q_marker,
+                               &hq));
+            /* The event is due at append time; poll (10 ms of simulated
+             * time) so that a missing event is a diagnostic, not a hang. */
+            unsigned int which;
+            int rc;
+            do
+                rc = PtlEQPoll(&eq, 1, 10, &ev, &which);
+            while (rc == PTL_OK && ev.type == PTL_EVENT_AUTO_UNLINK &&
+                   ev.user_ptr == &q_marker);
+            if (rc == PTL_EQ_EMPTY) {
+                e2e_fail("no PUT_OVERFLOW event for an append that matches "
+                         "an unexpected message");
+                ev.type = PTL_EVENT_PUT_OVERFLOW;
+                ev.user_ptr = &q_marker;
+                ev.start = bufs[O2];
+                ev.mlength = ev.rlength = LEN;
+                ev.match_bits = 0x7777;
+                ev.initiator.rank = 0;
+            } else if (rc != PTL_OK) {
+                e2e_fail("PtlEQPoll returned %s", e2e_rc_name(rc));
+            }
+            E2E_CHECK(ev.type == PTL_EVENT_PUT_OVERFLOW,
+                      "append matching an unexpected message: %s event, "
+                      "expected PUT_OVERFLOW", e2e_event_name(ev.type));
+            E2E_CHECK(ev.user_ptr == &q_marker,
+                      "PUT_OVERFLOW user_ptr %p, expected the new entry's %p",
+                      ev.user_ptr, (void *)&q_marker);
+            E2E_CHECK(ev.start == bufs[O2],
+                      "PUT_OVERFLOW start %p, expected the overflow buffer %p",
+                      ev.start, (void *)bufs[O2]);
+            E2E_CHECK(ev.mlength == LEN && ev.rlength == LEN &&
+                          ev.match_bits == 0x7777 && ev.initiator.rank == 0,
+                      "PUT_OVERFLOW: mlength %llu rlength %llu match_bits "
+                      "0x%llx initiator %u",
+                      (unsigned long long)ev.mlength,
+                      (unsigned long long)ev.rlength,
+                      (unsigned long long)ev.match_bits, ev.initiator.rank);
+            for (size_t i = 0; i < sizeof qbuf; ++i)
+                if (qbuf[i] != 0) {
+                    e2e_fail("the new entry's buffer was written (byte %zu)",
+                             i);
+                    break;
+                }
+            /* Its one use went to the unexpected message: never linked. */
+            E2E_EXPECT_RC(PTL_ARG_INVALID, PtlMEUnlink(hq));
+        }
+
         for (int b = B; b < NBUF; ++b)
             E2E_OK(PtlMEUnlink(hme[b]));
 
