@@ -41,9 +41,11 @@ TEST_F(Failures, DeadlockIsDetectedAndExplained)
     EXPECT_TRUE(contains(r.err, "deadlock")) << describe(r);
     // Each waiting rank is named together with the call it waits in.
     for (int rank = 0; rank < 2; ++rank) {
-        const std::regex names_rank("rank " + std::to_string(rank) +
-                                    "[^0-9].*PtlEQWait|PtlEQWait.*rank " +
-                                    std::to_string(rank) + "([^0-9]|$)");
+        // "rank R ... PtlEQWait" or "PtlEQWait ... rank R", with no list
+        // separator in between (so that another rank's call does not count).
+        const std::string n = std::to_string(rank);
+        const std::regex names_rank("rank " + n + "\\b[^,;()]*PtlEQWait|" +
+                                    "PtlEQWait[^,;()]*rank " + n + "\\b");
         bool found = false;
         for (const auto &line : lines(r.err))
             found = found || std::regex_search(line, names_rank);
