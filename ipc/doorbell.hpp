@@ -28,6 +28,10 @@ inline void cpu_relax()
 struct alignas(64) Doorbell {
   std::atomic<uint32_t> sequence{0};
   std::atomic<uint32_t> sleeping{0};
+  // Set by the ringer when the answer will take long (it waits for other
+  // processes to run first): the waiter stops spinning and sleeps at once,
+  // leaving the CPU to the processes it waits for.
+  std::atomic<uint32_t> sleep_hint{0};
 
   // Publishes everything written before the call and wakes the waiter.
   void ring()
@@ -65,6 +69,8 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
       budget.answered_while_spinning();
       return true;
     }
+    if (bell.sleep_hint.load(std::memory_order_relaxed) != 0)
+      break;
     // On a loaded machine the peer may be waiting for our very CPU: give it
     // now and then, so that spinning never delays the answer it waits for.
     if (i % kYieldPeriod == kYieldPeriod - 1)
@@ -72,7 +78,8 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
     else
       cpu_relax();
   }
-  budget.had_to_sleep();
+  if (bell.sleep_hint.load(std::memory_order_relaxed) == 0)
+    budget.had_to_sleep();
   while (true) {
     bell.sleeping.store(1, std::memory_order_seq_cst);
     if (bell.sequence.load(std::memory_order_seq_cst) != seen) {

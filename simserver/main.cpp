@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <thread>
 #include <unistd.h>
 
 namespace s4u = simgrid::s4u;
@@ -150,6 +151,8 @@ int main(int argc, char** argv)
   }
   for (unsigned r = 0; r < launch->ranks; ++r) {
     world.ranks[r].os_pid = processes.pid(r);
+    world.ranks[r].channel = processes.channel(r);
+    world.ranks[r].sleep_in_long_waits = launch->ranks > std::thread::hardware_concurrency();
     s4u::Actor::create("rank" + std::to_string(r), world.nodes[node_of[r]].cpu,
                        [&world, &api, &control, r] { RankProxy(world, api, control, r)(); });
   }

@@ -48,6 +48,7 @@ void RankProxy::reply(ipc::Reply reply)
   ipc::Channel* channel = world_.processes->channel(rank_);
   reply.now = s4u::Engine::get_clock();
   channel->reply = reply;
+  channel->reply_bell.sleep_hint.store(0, std::memory_order_relaxed);
   channel->reply_bell.ring();
 }
 

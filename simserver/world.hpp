@@ -37,6 +37,11 @@ struct RankPortals {
   uint32_t pid = 0; // Portals process id on its node
   uint32_t uid = 0;
   pid_t os_pid = -1;
+  ipc::Channel* channel = nullptr;
+  // Whether a waiting process should sleep rather than spin when its call
+  // waits for other ranks: only when there are more ranks than cores
+  // (waking a sleeper costs tens of microseconds on a VM, spinning costs a CPU).
+  bool sleep_in_long_waits = false;
   unsigned init_count = 0; // PtlInit calls not matched by PtlFini
   std::array<std::unique_ptr<portals::NetworkInterface>, portals::kNISlots> nis;
   // Notified whenever an EQ or CT of this rank may have changed.
@@ -48,6 +53,13 @@ struct RankPortals {
 
   portals::NetworkInterface* ni(uint32_t slot) { return slot < nis.size() ? nis[slot].get() : nullptr; }
   void notify() { changed->notify_all(); }
+  // The call will wait for other ranks or for simulated time: let the process
+  // sleep instead of spinning on a CPU that those ranks need.
+  void expect_long_wait() const
+  {
+    if (channel != nullptr && sleep_in_long_waits)
+      channel->reply_bell.sleep_hint.store(1, std::memory_order_relaxed);
+  }
 };
 
 struct World {

@@ -140,6 +140,7 @@ template <class Check> bool block_until(RankPortals& rank, double deadline, Chec
     if (now >= deadline)
       return false;
     double wake = std::min(r.next_landing, deadline);
+    rank.expect_long_wait();
     if (std::isinf(wake))
       rank.changed->wait(lock);
     else
@@ -317,6 +318,7 @@ Reply Api::handle(RankPortals& rank, const ipc::Request& request)
 Reply Api::sleep(RankPortals& rank, double seconds)
 {
   if (seconds > 0) {
+    rank.expect_long_wait();
     s4u::this_actor::sleep_for(seconds);
     rank.stats.wait_s += seconds;
   }

@@ -1,0 +1,121 @@
+/* Ping-pong of Puts with ACK between ranks 0 and 1: each rank waits for the
+ * other's Put (PUT event) and for the ACK of its own. Prints the simulated
+ * round trip, and the wall time per simulated Put (both ranks' Puts count),
+ * the figure that says how fast the emulator simulates.
+ * Usage: s4bxi-run -n 2 put_pingpong [iterations] [size] */
+#include <portals4.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CHECK(call)                                                          \
+  do {                                                                       \
+    int rc_ = (call);                                                        \
+    if (rc_ != PTL_OK) {                                                     \
+      fprintf(stderr, "put_pingpong: %s failed with %d\n", #call, rc_);      \
+      exit(1);                                                               \
+    }                                                                        \
+  } while (0)
+
+static double wall_seconds(void)
+{
+  struct timespec t;
+  syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static double simulated_seconds(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Waits until both the peer's Put and the ACK of ours have arrived. */
+static void wait_put_and_ack(ptl_handle_eq_t eq, int need_put, int need_ack)
+{
+  ptl_event_t event;
+  while (need_put || need_ack) {
+    CHECK(PtlEQWait(eq, &event));
+    if (event.ni_fail_type != PTL_NI_OK) {
+      fprintf(stderr, "put_pingpong: event %d failed (%d)\n", event.type, event.ni_fail_type);
+      exit(1);
+    }
+    if (event.type == PTL_EVENT_PUT)
+      need_put = 0;
+    if (event.type == PTL_EVENT_ACK)
+      need_ack = 0;
+  }
+}
+
+int main(int argc, char **argv)
+{
+  long iterations = argc > 1 ? atol(argv[1]) : 100000;
+  size_t size = argc > 2 ? strtoull(argv[2], NULL, 10) : 8;
+  ptl_handle_ni_t ni;
+  ptl_process_t me;
+  CHECK(PtlInit());
+  CHECK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_LOGICAL, PTL_PID_ANY, NULL, NULL, &ni));
+  CHECK(PtlGetId(ni, &me));
+  ptl_handle_eq_t eq;
+  CHECK(PtlEQAlloc(ni, 256, &eq));
+  ptl_pt_index_t pt;
+  CHECK(PtlPTAlloc(ni, 0, eq, 0, &pt));
+  char *send = calloc(size + 1, 1);
+  char *receive = calloc(size + 1, 1);
+
+  ptl_me_t entry;
+  memset(&entry, 0, sizeof entry);
+  entry.start = receive;
+  entry.length = size;
+  entry.ct_handle = PTL_CT_NONE;
+  entry.uid = PTL_UID_ANY;
+  entry.match_id.rank = PTL_RANK_ANY;
+  entry.options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE;
+  ptl_handle_me_t entry_handle;
+  CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &entry_handle));
+  ptl_md_t md;
+  memset(&md, 0, sizeof md);
+  md.start = send;
+  md.length = size;
+  md.eq_handle = eq;
+  md.ct_handle = PTL_CT_NONE;
+  md.options = PTL_MD_EVENT_SEND_DISABLE;
+  ptl_handle_md_t md_handle;
+  CHECK(PtlMDBind(ni, &md, &md_handle));
+  ptl_process_t peer = {.rank = 1 - me.rank};
+
+  /* Rank 1 starts by announcing that its entry is linked. */
+  if (me.rank == 1)
+    CHECK(PtlPut(md_handle, 0, size, PTL_ACK_REQ, peer, pt, 0, 0, NULL, 0));
+  if (me.rank == 0)
+    wait_put_and_ack(eq, 1, 0);
+  else
+    wait_put_and_ack(eq, 0, 1);
+
+  double wall_start = wall_seconds();
+  double sim_start = simulated_seconds();
+  for (long i = 0; i < iterations; i++) {
+    if (me.rank == 0) {
+      CHECK(PtlPut(md_handle, 0, size, PTL_ACK_REQ, peer, pt, 0, 0, NULL, 0));
+      wait_put_and_ack(eq, 1, 1);
+    } else {
+      wait_put_and_ack(eq, 1, i > 0);
+      CHECK(PtlPut(md_handle, 0, size, PTL_ACK_REQ, peer, pt, 0, 0, NULL, 0));
+    }
+  }
+  if (me.rank == 1)
+    wait_put_and_ack(eq, 0, 1);
+  double wall = wall_seconds() - wall_start;
+  double simulated = simulated_seconds() - sim_start;
+  if (me.rank == 0)
+    printf("put ping-pong %zu B x %ld: simulated round trip %.3f us, wall %.2f us per simulated Put\n", size,
+           iterations, simulated / (double)iterations * 1e6, wall / (2.0 * (double)iterations) * 1e6);
+  PtlNIFini(ni);
+  PtlFini();
+  return 0;
+}
