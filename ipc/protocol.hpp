@@ -146,6 +146,7 @@ struct Event {
   FailKind ni_fail_type;
   uint8_t atomic_operation;
   uint8_t atomic_type;
+  uint8_t overflow_list; // 1 when the data went through an overflow-list entry
 };
 
 struct CTEvent {

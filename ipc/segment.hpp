@@ -24,6 +24,7 @@ inline constexpr const char* kEnvSize = "S4BXI_SIZE";
 // How the preload answers time queries locally, without a round trip.
 struct ClockConfig {
   double cpu_factor;            // simulated seconds per second of thread CPU time (0: compute ignored)
+  double cpu_threshold_s;       // compute bursts below this (after the factor) are not simulated time
   int64_t realtime_epoch_ns;    // CLOCK_REALTIME at simulated time 0
 };
 

@@ -213,21 +213,6 @@ inline ptl_event_kind_t event_kind_from_wire(ipc::EventKind kind)
   return static_cast<ptl_event_kind_t>(kind); // unknown to this library: a newer server
 }
 
-// The protocol's event does not say which list the entry was on; the overflow
-// kinds are the events that come from the overflow list.
-inline ptl_list_t event_list_from_wire(ipc::EventKind kind)
-{
-  switch (kind) {
-  case ipc::EventKind::GetOverflow:
-  case ipc::EventKind::PutOverflow:
-  case ipc::EventKind::AtomicOverflow:
-  case ipc::EventKind::FetchAtomicOverflow:
-    return PTL_OVERFLOW_LIST;
-  default:
-    return PTL_PRIORITY_LIST;
-  }
-}
-
 inline ptl_ni_fail_t fail_from_wire(ipc::FailKind fail)
 {
   switch (fail) {
@@ -328,7 +313,7 @@ inline ptl_event_t event_from_wire(const ipc::Event& event)
   out.uid = event.uid;
   out.pt_index = event.pt_index;
   out.type = event_kind_from_wire(event.type);
-  out.ptl_list = event_list_from_wire(event.type);
+  out.ptl_list = event.overflow_list != 0 ? PTL_OVERFLOW_LIST : PTL_PRIORITY_LIST;
   out.ni_fail_type = fail_from_wire(event.ni_fail_type);
   // No atomic operation reaches the protocol yet; these carry the ABI's
   // numbering when they do.

@@ -155,7 +155,7 @@ __attribute__((constructor(101))) void attach()
     current_state.store(State::NotTheRank, std::memory_order_release);
     return;
   }
-  sim_clock::set_cpu_factor(header->clock.cpu_factor);
+  sim_clock::set_compute_model(header->clock.cpu_factor, header->clock.cpu_threshold_s);
   pthread_atfork(nullptr, nullptr, on_fork_child);
 
   ipc::Request request;

@@ -14,6 +14,7 @@ namespace s4bxi::preload::sim_clock {
 namespace {
 
 std::atomic<double> cpu_factor{0.0};
+std::atomic<double> cpu_threshold_ns{0.0};
 
 // Latest reply of any thread. `generation` is published after `reply_ns`, so a
 // thread that sees a generation also sees that reply's time (or a later one).
@@ -39,9 +40,10 @@ int64_t to_ns(double seconds)
 
 } // namespace
 
-void set_cpu_factor(double factor)
+void set_compute_model(double factor, double threshold_s)
 {
   cpu_factor.store(factor, std::memory_order_relaxed);
+  cpu_threshold_ns.store(threshold_s * 1e9, std::memory_order_relaxed);
 }
 
 uint64_t compute_since_reply(uint64_t thread_cpu_now_ns)
@@ -71,7 +73,12 @@ int64_t now_ns()
   }
   double factor = cpu_factor.load(std::memory_order_relaxed);
   uint64_t consumed = cpu > self.base_cpu_ns ? cpu - self.base_cpu_ns : 0;
-  int64_t now = self.base_ns + static_cast<int64_t>(static_cast<double>(consumed) * factor);
+  double compute_ns = static_cast<double>(consumed) * factor;
+  // The server ignores bursts under the threshold; so does the clock, or it
+  // would show time that the simulation never accounts.
+  if (compute_ns < cpu_threshold_ns.load(std::memory_order_relaxed))
+    compute_ns = 0;
+  int64_t now = self.base_ns + static_cast<int64_t>(compute_ns);
 
   int64_t latest = latest_returned_ns.load(std::memory_order_relaxed);
   while (now > latest and not latest_returned_ns.compare_exchange_weak(latest, now, std::memory_order_relaxed)) {

@@ -11,7 +11,9 @@
 
 namespace s4bxi::preload::sim_clock {
 
-void set_cpu_factor(double factor);
+// Compute enters simulated time as thread CPU time x factor, when a burst
+// reaches the threshold (seconds, after the factor).
+void set_compute_model(double factor, double threshold_s);
 
 // Thread CPU time (ns) the calling thread consumed since its previous reply:
 // the compute the server injects before it handles the call being sent.

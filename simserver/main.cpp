@@ -40,24 +40,46 @@ void print_model_options()
   }
 }
 
-// SimGrid's command line: our defaults for the network model first, then the
-// S4BXI_* variables, then the user's options, so that later ones win.
+// SimGrid's command line: logging only. Configuration goes through
+// apply_configuration(), where a bad option is an error message, not an abort.
 std::vector<std::string> simgrid_command_line(const LaunchOptions& launch)
 {
   std::vector<std::string> args = {
       "s4bxi-simserver",
+      "--log=xbt_cfg.thres:warning",
+      "--log=root.fmt:[%10.6r]%e[%a@%h]%e%m%n",
+  };
+  for (const auto& arg : launch.simgrid_args)
+    if (arg.rfind("--log=", 0) == 0)
+      args.push_back(arg);
+  return args;
+}
+
+// Our defaults for the network model first, then the S4BXI_* variables, then
+// the user's --cfg options, so that later ones win.
+void apply_configuration(const LaunchOptions& launch)
+{
+  std::vector<std::string> settings = {
       // Plain max-min sharing without TCP correction factors: BXI is not TCP.
       "--cfg=network/model:CM02",
       "--cfg=network/crosstraffic:0",
       "--cfg=network/TCP-gamma:0",
-      "--log=xbt_cfg.thres:warning",
-      "--log=root.fmt:[%10.6r]%e[%a@%h]%e%m%n",
   };
   for (const auto& arg : options::from_environment())
-    args.push_back(arg);
+    settings.push_back(arg);
   for (const auto& arg : launch.simgrid_args)
-    args.push_back(arg);
-  return args;
+    if (arg.rfind("--cfg=", 0) == 0)
+      settings.push_back(arg);
+  for (const auto& setting : settings) {
+    std::string text = setting.substr(6);
+    try {
+      s4u::Engine::set_config(text);
+    } catch (const std::exception& e) {
+      std::string reason = e.what();
+      reason = reason.substr(0, reason.find('\n'));
+      usage_error("invalid configuration '" + text + "' (" + reason + "); s4bxi-run --help-cfg lists the options");
+    }
+  }
 }
 
 // Rank r goes to node r mod N: one rank per node first, as a ping-pong expects.
@@ -108,6 +130,7 @@ int main(int argc, char** argv)
   s4u::Engine engine(&sg_argc, sg_argv.data());
   if (sg_argc > 1)
     usage_error(std::string("option '") + sg_argv[1] + "' is not understood by SimGrid");
+  apply_configuration(*launch);
 
   World world;
   try {
@@ -119,6 +142,7 @@ int main(int argc, char** argv)
 
   ipc::ClockConfig clock{};
   clock.cpu_factor = options::compute_model() == options::ComputeModel::None ? 0.0 : options::cpu_factor();
+  clock.cpu_threshold_s = options::cpu_threshold_s();
   clock.realtime_epoch_ns = static_cast<int64_t>(options::realtime_epoch_s() * 1e9);
   job::RankProcesses processes(launch->ranks, clock);
   world.processes = &processes;

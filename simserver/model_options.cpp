@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <stdexcept>
 
 namespace s4bxi::options {
 namespace {
@@ -41,11 +42,23 @@ template <class T> struct Option {
   {
     registry().push_back({name, to_text(value), env ? env : "", help});
   }
+  // An option with a closed set of values. A wrong value throws (SimGrid's own
+  // valid-values check aborts the process instead).
   Option(const char* name, const char* env, const char* help, T value,
          const std::map<std::string, std::string, std::less<>>& valid)
-      : flag(name, help, value, valid, [](const T&) {})
+      : flag(name, help, value, [valid, name](const T& wanted) {
+          if (valid.count(wanted) == 0) {
+            std::string choices;
+            for (const auto& [choice, meaning] : valid)
+              choices += (choices.empty() ? "" : ", ") + choice;
+            throw std::invalid_argument("'" + wanted + "' is not a value of " + name + "; choose " + choices);
+          }
+        })
   {
-    registry().push_back({name, to_text(value), env ? env : "", help});
+    std::string text = help;
+    for (const auto& [choice, meaning] : valid)
+      text += "; " + choice + ": " + meaning;
+    registry().push_back({name, to_text(value), env ? env : "", text});
   }
   const T& get() const { return flag.get(); }
 };

@@ -244,8 +244,10 @@ void Nic::handle_request(std::unique_ptr<Message> message)
                            not(overflow && (e.options & kEntryEventOverDisable) != 0);
   if (comm_events) {
     ipc::Event event{};
-    event.type = is_put ? (overflow ? ipc::EventKind::PutOverflow : ipc::EventKind::Put)
-                        : (overflow ? ipc::EventKind::GetOverflow : ipc::EventKind::Get);
+    // Arrival in an overflow entry is a plain PUT/GET flagged with the list;
+    // *_OVERFLOW events belong to the later append that finds the header.
+    event.type = is_put ? ipc::EventKind::Put : ipc::EventKind::Get;
+    event.overflow_list = overflow ? 1 : 0;
     event.start = e.start + placement.offset;
     event.user_ptr = entry->user_ptr;
     event.hdr_data = message->hdr_data;
@@ -265,6 +267,20 @@ void Nic::handle_request(std::unique_ptr<Message> message)
     portals::post_counter(*target, *ni, e.ct, success ? amount : 0, success ? 0 : 1);
   }
 
+  if (overflow && (e.options & kEntryUnexpectedHdrDisable) == 0) {
+    portals::UnexpectedHeader kept;
+    kept.is_put = is_put;
+    kept.match_bits = header.match_bits;
+    kept.rlength = header.rlength;
+    kept.mlength = placement.mlength;
+    kept.remote_offset = header.remote_offset;
+    kept.hdr_data = message->hdr_data;
+    kept.start = e.start + placement.offset;
+    kept.initiator = header.initiator;
+    kept.initiator_rank = header.initiator_rank;
+    kept.uid = header.uid;
+    pt.unexpected.push_back(kept);
+  }
   if ((e.options & kEntryManageLocal) != 0)
     entry->local_offset = placement.offset + placement.mlength;
   if (portals::unlinks_after(*entry)) {

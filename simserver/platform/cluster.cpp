@@ -133,7 +133,7 @@ std::vector<Node> load_cluster(const std::string& spec)
     std::string error;
     auto tree = parse_fattree(spec, error);
     if (not tree)
-      throw std::runtime_error(error);
+      throw std::runtime_error("invalid platform: " + error);
     build_fattree(*tree);
   } else {
     check_xml_file(spec);

@@ -531,6 +531,14 @@ Reply Api::append(RankPortals& rank, const ipc::AppendArgs& args)
   auto index = ni->entries.insert(entry);
   if (not index)
     return status(Status::NoSpace);
+  Reply reply = status(Status::Ok);
+  reply.result.handle = encode_handle(entry.matching ? HandleKind::ME : HandleKind::LE, ni->slot, *index);
+  if (args.list == ipc::ListKind::Priority && report_unexpected(rank, *ni, pt, entry)) {
+    // A use-once entry spent its one use on a message that had already
+    // arrived: it is never linked, and its handle is already stale.
+    ni->entries.erase(*index);
+    return reply;
+  }
   (args.list == ipc::ListKind::Priority ? pt.priority : pt.overflow).push_back(*index);
   if ((args.entry.options & kEntryEventLinkDisable) == 0) {
     ipc::Event event{};
@@ -539,9 +547,47 @@ Reply Api::append(RankPortals& rank, const ipc::AppendArgs& args)
     event.pt_index = args.pt_index;
     post_event(rank, *ni, pt.eq, event);
   }
-  Reply reply = status(Status::Ok);
-  reply.result.handle = encode_handle(entry.matching ? HandleKind::ME : HandleKind::LE, ni->slot, *index);
   return reply;
+}
+
+bool Api::report_unexpected(RankPortals& rank, NetworkInterface& ni, PortalTableEntry& pt, const ListEntry& entry)
+{
+  const bool use_once = (entry.entry.options & kEntryUseOnce) != 0;
+  for (auto it = pt.unexpected.begin(); it != pt.unexpected.end();) {
+    IncomingHeader header;
+    header.op = it->is_put ? Operation::Put : Operation::Get;
+    header.initiator = it->initiator;
+    header.initiator_rank = it->initiator_rank;
+    header.uid = it->uid;
+    header.match_bits = it->match_bits;
+    header.rlength = it->rlength;
+    header.remote_offset = it->remote_offset;
+    if (not entry_accepts(entry, header, ni.logical)) {
+      ++it;
+      continue;
+    }
+    if ((entry.entry.options & kEntryEventCommDisable) == 0 &&
+        (entry.entry.options & kEntryEventOverDisable) == 0) {
+      ipc::Event event{};
+      event.type = it->is_put ? ipc::EventKind::PutOverflow : ipc::EventKind::GetOverflow;
+      event.start = it->start;
+      event.user_ptr = entry.user_ptr;
+      event.hdr_data = it->hdr_data;
+      event.match_bits = it->match_bits;
+      event.rlength = it->rlength;
+      event.mlength = it->mlength;
+      event.remote_offset = it->remote_offset;
+      event.initiator = ni.logical ? ipc::ProcessId{it->initiator_rank, 0} : it->initiator;
+      event.uid = it->uid;
+      event.pt_index = entry.pt_index;
+      event.overflow_list = 1;
+      post_event(rank, ni, pt.eq, event);
+    }
+    it = pt.unexpected.erase(it);
+    if (use_once)
+      return true;
+  }
+  return false;
 }
 
 Reply Api::unlink(RankPortals& rank, ipc::Handle handle)

@@ -46,6 +46,9 @@ private:
   ipc::Reply put(RankPortals& rank, const ipc::PutArgs& args);
   ipc::Reply get(RankPortals& rank, const ipc::GetArgs& args);
   ipc::Reply sleep(RankPortals& rank, double seconds);
+  // Reports the unexpected messages that a new priority entry matches (oldest
+  // first; only one for a use-once entry). True if the entry is used up.
+  bool report_unexpected(RankPortals& rank, NetworkInterface& ni, PortalTableEntry& pt, const ListEntry& entry);
 
   // Charges an empty poll; after many identical ones, blocks until `handle`'s
   // object changes (see DESIGN.md, "Polling").

@@ -61,6 +61,22 @@ struct ListEntry {
   bool linked = true;
 };
 
+// A message that landed in an overflow-list entry: the target remembers its
+// header, so that a later priority-list append matching it can report where
+// the data is (PTL_EVENT_PUT_OVERFLOW / GET_OVERFLOW).
+struct UnexpectedHeader {
+  bool is_put = true;
+  uint64_t match_bits = 0;
+  uint64_t rlength = 0;
+  uint64_t mlength = 0;
+  uint64_t remote_offset = 0;
+  uint64_t hdr_data = 0;
+  uint64_t start = 0; // where the data is, in the overflow entry's buffer
+  ipc::ProcessId initiator{}; // (nid, pid)
+  uint32_t initiator_rank = 0;
+  uint32_t uid = 0;
+};
+
 struct PortalTableEntry {
   bool allocated = false;
   bool enabled = false;
@@ -68,6 +84,7 @@ struct PortalTableEntry {
   ipc::Handle eq = ipc::kHandleNone;
   std::list<uint32_t> priority; // entry indices, in append order
   std::list<uint32_t> overflow;
+  std::list<UnexpectedHeader> unexpected; // oldest first
 };
 
 struct NetworkInterface {
