@@ -47,6 +47,10 @@ std::vector<std::string> simgrid_command_line(const LaunchOptions& launch)
   std::vector<std::string> args = {
       "s4bxi-simserver",
       "--log=xbt_cfg.thres:warning",
+      // SimGrid's deadlock listing names actors, not ranks and calls: our own
+      // sentence replaces it (--log=ker_engine.app:stderr brings it back).
+      "--log=ker_engine.app:file:/dev/null",
+      "--log=ker_engine.add:0",
       "--log=root.fmt:[%10.6r]%e[%a@%h]%e%m%n",
   };
   for (const auto& arg : launch.simgrid_args)
@@ -181,12 +185,16 @@ int main(int argc, char** argv)
                        [&world, &api, &control, r] { RankProxy(world, api, control, r)(); });
   }
   s4u::Engine::on_time_advance_cb([&control](double) { control.check_interrupt(); });
-  s4u::Engine::on_deadlock_cb([&world, &control] {
+  s4u::Engine::on_deadlock_cb([&world, &control, &processes] {
+    // A rank that died unnoticed explains the blockage better than a deadlock.
+    for (unsigned r = 0; r < processes.count(); ++r)
+      if (auto end = processes.poll_exit(r); end && (end->signaled || end->code != 0))
+        control.finish(end->shell_status(),
+                       "rank " + std::to_string(r) + " " + end->describe() + "; the other ranks were stopped");
     std::string waiting;
     for (const auto& rank : world.ranks)
-      if (rank.alive)
-        waiting += (waiting.empty() ? "" : ", ") + std::string("rank ") + std::to_string(rank.rank) + " in " +
-                   rank.current_call;
+      waiting += (waiting.empty() ? "" : ", ") + std::string("rank ") + std::to_string(rank.rank) +
+                 (rank.alive ? " in " + rank.current_call : " has exited");
     control.finish(job::kDeadlockStatus, "deadlock: no rank can make progress (" + waiting +
                                              "); nothing in flight can complete their waits");
   });

@@ -13,6 +13,27 @@ namespace s4u = simgrid::s4u;
 
 namespace s4bxi {
 
+namespace {
+
+// What a rank is blocked in, for deadlock reports: the call, and for the
+// waits, the object waited on.
+std::string describe_call(const ipc::Request& request)
+{
+  std::string text = portals::Api::call_name(request.op);
+  char handle[32];
+  switch (request.op) {
+    case ipc::Op::EQWait:
+      snprintf(handle, sizeof handle, " on EQ 0x%08x", request.args.handle.handle);
+      return text + handle;
+    case ipc::Op::CTWait:
+      snprintf(handle, sizeof handle, " on CT 0x%08x", request.args.ct_wait.ct);
+      return text + handle + " (until " + std::to_string(request.args.ct_wait.test) + ")";
+    default: return text;
+  }
+}
+
+} // namespace
+
 bool RankProxy::wait_for_request()
 {
   ipc::Channel* channel = world_.processes->channel(rank_);
@@ -89,7 +110,7 @@ void RankProxy::operator()()
     }
     if (request.op != ipc::Op::Sleep && request.op != ipc::Op::Noop)
       rank.stats.portals_calls++;
-    rank.current_call = portals::Api::call_name(request.op);
+    rank.current_call = describe_call(request);
     ipc::Reply answer = api_.handle(rank, request);
     rank.current_call = "user code";
     reply(answer);

@@ -26,7 +26,8 @@ std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoin
 build_node_zone(const s4u::NetZone* parent, unsigned long id)
 {
   const std::string name = "node" + std::to_string(id);
-  auto* zone = s4u::create_full_zone(name);
+  // Zones and hosts share one namespace of net points: the zone gets its own name.
+  auto* zone = s4u::create_full_zone(name + "_zone");
   zone->set_parent(parent);
   auto* cpu = zone->create_host(name, options::cpu_speed_flops())->set_core_count(options::cpu_cores_per_node());
   cpu->seal();

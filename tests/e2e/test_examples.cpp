@@ -74,6 +74,27 @@ TEST_F(Examples, PingpongIsDeterministicWithoutCompute)
     EXPECT_EQ(sa->simulated_s, sb->simulated_s);
 }
 
+// The XML platform shipped in platforms/ describes the default machine: the
+// same program must see exactly the same simulated times on both.
+TEST_F(Examples, XmlPlatformMatchesTheGeneratedDefault)
+{
+    const std::string xml = std::string(E2E_BINARY_DIR) + "/share/s4bxi/platforms/two-nodes.xml";
+    std::vector<std::string> tail{"--cfg=s4bxi/compute:none", example("pingpong"), "-m", "65536", "-i", "5"};
+    std::vector<std::string> with_xml{"-n", "2", "--platform", xml};
+    with_xml.insert(with_xml.end(), tail.begin(), tail.end());
+    std::vector<std::string> with_default{"-n", "2"};
+    with_default.insert(with_default.end(), tail.begin(), tail.end());
+    auto a = run(with_xml);
+    auto b = run(with_default);
+    expect_success(a, 2);
+    expect_success(b, 2);
+    EXPECT_EQ(table(a.out).size(), 14u) << describe(a);
+    EXPECT_EQ(a.out, b.out);
+    auto sa = parse_summary(a.err), sb = parse_summary(b.err);
+    ASSERT_TRUE(sa && sb);
+    EXPECT_EQ(sa->simulated_s, sb->simulated_s);
+}
+
 TEST_F(Examples, ReportIsWrittenAsJson)
 {
     TempDir dir;
