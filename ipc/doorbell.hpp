@@ -58,7 +58,7 @@ private:
   unsigned iterations_ = 4096;
 };
 
-inline constexpr unsigned kYieldPeriod = 256;
+inline constexpr unsigned kYieldPeriod = 64;
 
 // Waits until bell.sequence != seen. Returns false if `timeout` elapsed first
 // (nullptr: no timeout). Spurious futex wake-ups are absorbed here.

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Builds and runs the benchmarks, and prints their figures. Not a test: the
+# machine is shared and noisy, so IPC figures are ratios against a raw futex
+# ping-pong measured in the same run, and every figure is the median of runs.
+# Usage: tools/bench.sh [put-iterations (default 100000)]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+iterations=${1:-100000}
+
+tools/install-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+cmake --build build -j"$(nproc)" --target s4bxi-run pingpong futex_pingpong ipc_noop put_pingpong put_get_latency > /dev/null
+run=build/bin/s4bxi-run
+bench=build/bench
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+echo "== IPC: forwarded call (PtlGetUid, answered without simulation) vs raw futex ping-pong, 5 alternating rounds"
+: > /tmp/s4bxi-bench-futex; : > /tmp/s4bxi-bench-spin; : > /tmp/s4bxi-bench-call
+for round in 1 2 3 4 5; do
+  "$bench/futex_pingpong" 100000 > /tmp/s4bxi-bench-out
+  awk '/futex-only/ { print $4 }' /tmp/s4bxi-bench-out >> /tmp/s4bxi-bench-futex
+  awk '/spin-then-futex/ { print $4 }' /tmp/s4bxi-bench-out >> /tmp/s4bxi-bench-spin
+  "$run" -n 1 "$bench/ipc_noop" 200000 2> /dev/null | awk '{ print $5 }' >> /tmp/s4bxi-bench-call
+done
+futex=$(median < /tmp/s4bxi-bench-futex)
+spin=$(median < /tmp/s4bxi-bench-spin)
+call=$(median < /tmp/s4bxi-bench-call)
+printf "  raw futex ping-pong        %8.3f us\n  raw spin+futex ping-pong   %8.3f us\n  forwarded Portals call     %8.3f us\n" "$futex" "$spin" "$call"
+awk -v c="$call" -v f="$futex" -v s="$spin" 'BEGIN { printf "  ratio call/futex %.2f (target <= 3), call/spin-doorbell %.2f\n", c / f, c / s }'
+
+echo "== Simulation cost: wall time per simulated Put with ACK (ping-pong, compute off), median of 3"
+for size in 8 65536; do
+  n=$iterations
+  [ "$size" -gt 8 ] && n=$((iterations / 10))
+  : > /tmp/s4bxi-bench-put
+  for round in 1 2 3; do
+    "$run" -n 2 --cfg=s4bxi/compute:none "$bench/put_pingpong" "$n" "$size" 2> /dev/null |
+      sed -n 's/.*wall \([0-9.]*\) us per simulated Put/\1/p' >> /tmp/s4bxi-bench-put
+  done
+  printf "  %6s B Put: %8.2f us wall per simulated Put (%d iterations)\n" "$size" "$(median < /tmp/s4bxi-bench-put)" "$n"
+done
+
+echo "== Simulated figures, DESIGN.md reference set-up (BXI links 11.1 GB/s, compute off)"
+"$run" -n 2 --cfg=s4bxi/compute:none --cfg=s4bxi/bxi-bandwidth:11.1e9 "$bench/put_get_latency" 1000 8 65536 2> /dev/null |
+  sed 's/^/  /'
+echo "   (S4BXI 4.2: Put 8 B 2.77 us, Get 8 B 3.43 us, Put 64 KiB 9.46 us, Get 64 KiB 9.70 us)"
+
+echo "== Default platform: 8 B Put-with-ACK and where its time goes (each part measured by zeroing it)"
+put8() { "$run" -n 2 --cfg=s4bxi/compute:none "$@" "$bench/put_get_latency" 200 8 2> /dev/null | awk '/Put-WaitAck/ { print $4 }'; }
+total=$(put8)
+no_pci=$(put8 --cfg=s4bxi/pci-latency:0 --cfg=s4bxi/model-pci-commands:no)
+no_nic=$(put8 --cfg=s4bxi/nic-tx-delay:0 --cfg=s4bxi/nic-rx-delay:0 --cfg=s4bxi/nic-response-delay:0)
+no_wire=$(put8 --cfg=s4bxi/bxi-latency:0)
+awk -v t="$total" -v p="$no_pci" -v n="$no_nic" -v w="$no_wire" 'BEGIN {
+  printf "  Put 8 B + ACK: %.3f us = PCIe %.3f + NIC processing %.3f + wire latency %.3f + rest (bandwidth terms) %.3f\n",
+         t, t - p, t - n, t - w, t - (t - p) - (t - n) - (t - w) }'
+echo "== Default platform: 4 MiB ping-pong bandwidth"
+"$run" -n 2 --cfg=s4bxi/compute:none build/examples/pingpong -m 4194304 -i 5 2> /dev/null | awk '$1 == 4194304 { printf "  4 MiB: %.1f us one way, %.0f MB/s\n", $3, $4 }'
