@@ -2,6 +2,8 @@
 // and prints "<program>: rank R: all checks passed" per rank.
 #include "e2e_test.hpp"
 
+#include <cstdio>
+
 namespace e2e {
 namespace {
 
@@ -57,6 +59,32 @@ TEST_F(Programs, RankIdentityAndPlacement)
 {
     auto r = run({"-n", "2", program("rank_env"), "--nodes=2"});
     expect_all_passed(r, "rank_env", 2);
+}
+
+// Linked against another libportals.so.4 (one whose calls all fail): the
+// preloaded emulator library must be the one that answers.
+TEST_F(Programs, RunsWhenLinkedAgainstAnotherPortalsLibrary)
+{
+    auto r = run({"-n", "2", program("other_lib_user")});
+    expect_all_passed(r, "other_lib_user", 2);
+    EXPECT_FALSE(contains(r.err, "non-emulated")) << describe(r);
+}
+
+// A rank that only polls PtlEQGet/PtlCTGet while the other sleeps 2 simulated
+// seconds twice: the events arrive at the right simulated times, and the
+// polls do not each cost a round trip (DESIGN.md, "Polling").
+TEST_F(Programs, PollingOnlyRankIsCheap)
+{
+    auto r = run({"-n", "2", program("poll_loop")});
+    expect_all_passed(r, "poll_loop", 2);
+    long polls = -1, ct_polls = -1;
+    for (const auto &line : lines(r.out))
+        if (sscanf(line.c_str(), "poll_loop: %ld empty PtlEQGet, %ld PtlCTGet", &polls, &ct_polls) == 2)
+            break;
+    ASSERT_GE(polls, 0) << describe(r);
+    // 2 s of 100 ns polls would be 2e7 round trips; blocking after a streak keeps it small.
+    EXPECT_LT(polls, 10000) << describe(r);
+    EXPECT_LT(ct_polls, 10000) << describe(r);
 }
 
 // A generated two-level fat tree of 16 nodes: 4 ranks on 4 nodes, two of
