@@ -854,64 +854,80 @@ Reply Api::ct_update(RankPortals& rank, const ipc::CTUpdateArgs& args, bool incr
   return status(Status::Ok);
 }
 
-Reply Api::put(RankPortals& rank, const ipc::PutArgs& args)
+std::unique_ptr<nic::Message> Api::prepare(RankPortals& rank, const Transfer& transfer, MemoryDescriptor*& md,
+                                            Status& error)
 {
   NetworkInterface* ni = nullptr;
-  MemoryDescriptor* md = find_object(rank, args.md, HandleKind::MD, &NetworkInterface::mds, &ni);
-  if (md == nullptr || args.local_offset > md->md.length || args.length > md->md.length - args.local_offset ||
-      args.length > ni->limits.max_msg_size || args.pt_index > static_cast<uint32_t>(ni->limits.max_pt_index))
-    return status(Status::ArgInvalid);
-  if (args.ack_req != ipc::AckRequest::None && args.ack_req != ipc::AckRequest::Ack &&
-      args.ack_req != ipc::AckRequest::CtAck && args.ack_req != ipc::AckRequest::OcAck)
-    return status(Status::ArgInvalid);
-  ipc::ProcessId target{};
+  md = find_object(rank, transfer.md, HandleKind::MD, &NetworkInterface::mds, &ni);
+  error = Status::ArgInvalid;
+  if (md == nullptr || transfer.local_offset > md->md.length ||
+      transfer.length > md->md.length - transfer.local_offset || transfer.length > ni->limits.max_msg_size ||
+      transfer.pt_index > static_cast<uint32_t>(ni->limits.max_pt_index))
+    return nullptr;
+  if (transfer.ack_req != ipc::AckRequest::None && transfer.ack_req != ipc::AckRequest::Ack &&
+      transfer.ack_req != ipc::AckRequest::CtAck && transfer.ack_req != ipc::AckRequest::OcAck)
+    return nullptr;
+  ipc::ProcessId target{}; // physical address of the target
   if (ni->logical) {
-    if (args.target.rank_or_nid >= ni->map.size())
-      return status(Status::ArgInvalid);
-    target = ni->map[args.target.rank_or_nid];
+    if (transfer.target.rank_or_nid >= ni->map.size())
+      return nullptr;
+    target = ni->map[transfer.target.rank_or_nid];
   } else {
-    target = args.target;
+    target = transfer.target;
     if (target.rank_or_nid >= world_.nodes.size())
-      return status(Status::ArgInvalid);
+      return nullptr;
   }
   auto op = std::make_shared<nic::InitiatorOp>();
   op->rank = rank.rank;
   op->ni_slot = ni->slot;
-  op->md_handle = args.md;
+  op->md_handle = transfer.md;
   op->md = md->md;
-  op->op = Operation::Put;
-  op->local_offset = args.local_offset;
-  op->length = args.length;
-  op->user_ptr = args.user_ptr;
-  op->ack_req = args.ack_req;
-  op->target = args.target;
-  op->pt_index = args.pt_index;
-  op->match_bits = args.match_bits;
+  op->op = transfer.op;
+  op->local_offset = transfer.local_offset;
+  op->length = transfer.length;
+  op->user_ptr = transfer.user_ptr;
+  op->ack_req = transfer.ack_req;
+  op->target = transfer.target;
+  op->pt_index = transfer.pt_index;
+  op->match_bits = transfer.match_bits;
 
   auto message = std::make_unique<nic::Message>();
-  message->kind = nic::Message::Kind::Put;
+  message->kind = transfer.op == Operation::Put ? nic::Message::Kind::Put : nic::Message::Kind::Get;
   message->src_nid = rank.nid;
   message->dst_nid = target.rank_or_nid;
   message->dst_pid = target.pid;
   message->ni_slot = ni->slot;
-  message->pt_index = args.pt_index;
-  message->hdr_data = args.hdr_data;
-  message->ack_req = args.ack_req;
-  message->header.op = Operation::Put;
+  message->pt_index = transfer.pt_index;
+  message->hdr_data = transfer.hdr_data;
+  message->ack_req = transfer.ack_req;
+  message->header.op = transfer.op;
   message->header.initiator = {rank.nid, rank.pid};
   message->header.initiator_rank = rank.rank;
   message->header.uid = rank.uid;
-  message->header.match_bits = args.match_bits;
-  message->header.rlength = args.length;
-  message->header.remote_offset = args.remote_offset;
-  message->op = op;
+  message->header.match_bits = transfer.match_bits;
+  message->header.rlength = transfer.length;
+  message->header.remote_offset = transfer.remote_offset;
+  message->op = std::move(op);
+  error = Status::Ok;
+  return message;
+}
+
+Reply Api::put(RankPortals& rank, const ipc::PutArgs& args)
+{
+  Transfer transfer{Operation::Put, args.md,        args.local_offset, args.length,   args.target,  args.pt_index,
+                    args.match_bits, args.remote_offset, args.user_ptr,   args.hdr_data, args.ack_req};
+  MemoryDescriptor* md = nullptr;
+  Status error;
+  auto message = prepare(rank, transfer, md, error);
+  if (not message)
+    return status(error);
+  const bool matching = rank.ni(message->ni_slot)->matching;
 
   // How the payload reaches the NIC depends on its size (thesis 4.3.3):
   // inline in the command, PIO (the CPU writes it), or DMA read by the NIC.
   const uint64_t inline_limit =
-      static_cast<uint64_t>(ni->matching ? options::inline_limit_matching() : options::inline_limit_plain());
-  const uint64_t pio_limit =
-      static_cast<uint64_t>(ni->matching ? options::pio_limit_matching() : options::pio_limit_plain());
+      static_cast<uint64_t>(matching ? options::inline_limit_matching() : options::inline_limit_plain());
+  const uint64_t pio_limit = static_cast<uint64_t>(matching ? options::pio_limit_matching() : options::pio_limit_plain());
   uint64_t pio_bytes = 0;
   const uint64_t address = md->md.start + args.local_offset;
   if (args.length <= pio_limit) {
@@ -936,53 +952,15 @@ Reply Api::put(RankPortals& rank, const ipc::PutArgs& args)
 
 Reply Api::get(RankPortals& rank, const ipc::GetArgs& args)
 {
-  NetworkInterface* ni = nullptr;
-  MemoryDescriptor* md = find_object(rank, args.md, HandleKind::MD, &NetworkInterface::mds, &ni);
-  if (md == nullptr || args.local_offset > md->md.length || args.length > md->md.length - args.local_offset ||
-      args.length > ni->limits.max_msg_size || args.pt_index > static_cast<uint32_t>(ni->limits.max_pt_index))
-    return status(Status::ArgInvalid);
-  ipc::ProcessId target{};
-  if (ni->logical) {
-    if (args.target.rank_or_nid >= ni->map.size())
-      return status(Status::ArgInvalid);
-    target = ni->map[args.target.rank_or_nid];
-  } else {
-    target = args.target;
-    if (target.rank_or_nid >= world_.nodes.size())
-      return status(Status::ArgInvalid);
-  }
-  auto op = std::make_shared<nic::InitiatorOp>();
-  op->rank = rank.rank;
-  op->ni_slot = ni->slot;
-  op->md_handle = args.md;
-  op->md = md->md;
-  op->op = Operation::Get;
-  op->local_offset = args.local_offset;
-  op->length = args.length;
-  op->user_ptr = args.user_ptr;
-  op->ack_req = ipc::AckRequest::None;
-  op->target = args.target;
-  op->pt_index = args.pt_index;
-  op->match_bits = args.match_bits;
-
-  auto message = std::make_unique<nic::Message>();
-  message->kind = nic::Message::Kind::Get;
-  message->src_nid = rank.nid;
-  message->dst_nid = target.rank_or_nid;
-  message->dst_pid = target.pid;
-  message->ni_slot = ni->slot;
-  message->pt_index = args.pt_index;
-  message->ack_req = ipc::AckRequest::None;
-  message->header.op = Operation::Get;
-  message->header.initiator = {rank.nid, rank.pid};
-  message->header.initiator_rank = rank.rank;
-  message->header.uid = rank.uid;
-  message->header.match_bits = args.match_bits;
-  message->header.rlength = args.length;
-  message->header.remote_offset = args.remote_offset;
-  message->op = op;
+  Transfer transfer{Operation::Get, args.md,        args.local_offset, args.length, args.target, args.pt_index,
+                    args.match_bits, args.remote_offset, args.user_ptr, 0,           ipc::AckRequest::None};
+  MemoryDescriptor* md = nullptr;
+  Status error;
+  auto message = prepare(rank, transfer, md, error);
+  if (not message)
+    return status(error);
   md->operations_in_flight++;
-  world_.nics[rank.nid]->submit(std::move(message), 0);
+  world_.nics[rank.nid]->submit(std::move(message), 0); // a Get request is a header only
   return status(Status::Ok);
 }
 

@@ -4,7 +4,10 @@
 // calls (EQWait, CTWait, polls with a timeout) block in simulated time.
 #pragma once
 
+#include "../nic/message.hpp"
 #include "../world.hpp"
+
+#include <memory>
 #include "protocol.hpp"
 
 namespace s4bxi::portals {
@@ -43,6 +46,24 @@ private:
   ipc::Reply ct_wait(RankPortals& rank, const ipc::CTWaitArgs& args);
   ipc::Reply ct_poll(RankPortals& rank, const ipc::PollArgs& args);
   ipc::Reply ct_update(RankPortals& rank, const ipc::CTUpdateArgs& args, bool increment);
+  // What Put and Get have in common, as the program asked for it.
+  struct Transfer {
+    Operation op;
+    ipc::Handle md;
+    uint64_t local_offset;
+    uint64_t length;
+    ipc::ProcessId target; // rank (logical NI) or nid/pid
+    uint32_t pt_index;
+    uint64_t match_bits;
+    uint64_t remote_offset;
+    uint64_t user_ptr;
+    uint64_t hdr_data;
+    ipc::AckRequest ack_req;
+  };
+  // Checks the arguments (PTL_ARG_INVALID in `error` if wrong) and builds the
+  // request message and the initiator's record of the operation.
+  std::unique_ptr<nic::Message> prepare(RankPortals& rank, const Transfer& transfer, MemoryDescriptor*& md,
+                                        ipc::Status& error);
   ipc::Reply put(RankPortals& rank, const ipc::PutArgs& args);
   ipc::Reply get(RankPortals& rank, const ipc::GetArgs& args);
   ipc::Reply sleep(RankPortals& rank, double seconds);
