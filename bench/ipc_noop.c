@@ -3,20 +3,7 @@
  * of a forwarded call, i.e. of one IPC round trip plus encoding. The wall
  * clock is read with the raw system call, because clock_gettime is simulated.
  * Usage: s4bxi-run -n 1 ipc_noop [iterations] */
-#include <portals4.h>
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-
-static double wall_seconds(void)
-{
-  struct timespec t;
-  syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#include "bench_common.h"
 
 int main(int argc, char **argv)
 {

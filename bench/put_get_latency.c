@@ -3,38 +3,16 @@
  * (Put: the ACK, Get: the REPLY), N times; rank 1 only exposes a buffer.
  * Prints one line per operation and size, in the program's own clock.
  * Usage: put_get_latency [iterations] [size...] */
-#include <portals4.h>
+#include "bench_common.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#define CHECK(call)                                                                  \
-  do {                                                                               \
-    int rc_ = (call);                                                                \
-    if (rc_ != PTL_OK) {                                                             \
-      fprintf(stderr, "put_get_latency: %s failed with %d\n", #call, rc_);           \
-      exit(1);                                                                       \
-    }                                                                                \
-  } while (0)
-
-static double seconds(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static void wait_for(ptl_handle_eq_t eq, ptl_event_kind_t kind)
 {
   ptl_event_t event;
   do {
     CHECK(PtlEQWait(eq, &event));
-    if (event.ni_fail_type != PTL_NI_OK) {
-      fprintf(stderr, "put_get_latency: event %d failed (%d)\n", event.type, event.ni_fail_type);
-      exit(1);
-    }
+    check_event(&event);
   } while (event.type != kind);
 }
 
@@ -106,18 +84,18 @@ int main(int argc, char **argv)
   } else {
     wait_for(control_eq, PTL_EVENT_PUT);
     for (int s = 0; s < size_count; s++) {
-      double start = seconds();
+      double start = simulated_seconds();
       for (int i = 0; i < iterations; i++) {
         CHECK(PtlPut(md_handle, 0, sizes[s], PTL_ACK_REQ, peer, pt, 0, 0, NULL, 0));
         wait_for(eq, PTL_EVENT_ACK);
       }
-      double put = (seconds() - start) / iterations;
-      start = seconds();
+      double put = (simulated_seconds() - start) / iterations;
+      start = simulated_seconds();
       for (int i = 0; i < iterations; i++) {
         CHECK(PtlGet(md_handle, 0, sizes[s], peer, pt, 0, 0, NULL));
         wait_for(eq, PTL_EVENT_REPLY);
       }
-      double get = (seconds() - start) / iterations;
+      double get = (simulated_seconds() - start) / iterations;
       printf("Put-WaitAck   %9zu B  %9.3f us  %8.3f GB/s\n", sizes[s], put * 1e6, (double)sizes[s] / put * 1e-9);
       printf("Get-WaitReply %9zu B  %9.3f us  %8.3f GB/s\n", sizes[s], get * 1e6, (double)sizes[s] / get * 1e-9);
     }

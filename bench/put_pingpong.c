@@ -3,37 +3,9 @@
  * round trip, and the wall time per simulated Put (both ranks' Puts count),
  * the figure that says how fast the emulator simulates.
  * Usage: s4bxi-run -n 2 put_pingpong [iterations] [size] */
-#include <portals4.h>
+#include "bench_common.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-
-#define CHECK(call)                                                          \
-  do {                                                                       \
-    int rc_ = (call);                                                        \
-    if (rc_ != PTL_OK) {                                                     \
-      fprintf(stderr, "put_pingpong: %s failed with %d\n", #call, rc_);      \
-      exit(1);                                                               \
-    }                                                                        \
-  } while (0)
-
-static double wall_seconds(void)
-{
-  struct timespec t;
-  syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double simulated_seconds(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* Waits until both the peer's Put and the ACK of ours have arrived. */
 static void wait_put_and_ack(ptl_handle_eq_t eq, int need_put, int need_ack)
@@ -41,10 +13,7 @@ static void wait_put_and_ack(ptl_handle_eq_t eq, int need_put, int need_ack)
   ptl_event_t event;
   while (need_put || need_ack) {
     CHECK(PtlEQWait(eq, &event));
-    if (event.ni_fail_type != PTL_NI_OK) {
-      fprintf(stderr, "put_pingpong: event %d failed (%d)\n", event.type, event.ni_fail_type);
-      exit(1);
-    }
+    check_event(&event);
     if (event.type == PTL_EVENT_PUT)
       need_put = 0;
     if (event.type == PTL_EVENT_ACK)

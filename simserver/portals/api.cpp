@@ -173,6 +173,29 @@ Readiness ct_readiness(CountingEvent* counter, uint64_t test)
   return {false, counter->pending.empty() ? kForever : counter->pending.front().visible_at};
 }
 
+// Stores a new object and answers with its handle.
+template <class T> Reply created(SlotTable<T>& table, T value, HandleKind kind, uint32_t ni_slot)
+{
+  auto index = table.insert(std::move(value));
+  if (not index)
+    return status(Status::NoSpace);
+  Reply reply = status(Status::Ok);
+  reply.result.handle = encode_handle(kind, ni_slot, *index);
+  return reply;
+}
+
+// Frees the EQ or CT named by `handle`; its waiters must see that it is gone.
+template <class T>
+Reply freed(RankPortals& rank, ipc::Handle handle, HandleKind kind, SlotTable<T> NetworkInterface::*table)
+{
+  NetworkInterface* ni = nullptr;
+  if (find_object(rank, handle, kind, table, &ni) == nullptr)
+    return status(Status::ArgInvalid);
+  (ni->*table).erase(decode_handle(handle)->index);
+  rank.notify();
+  return status(Status::Ok);
+}
+
 Reply pop_event(EventQueue& queue)
 {
   Reply reply{};
@@ -498,12 +521,7 @@ Reply Api::md_bind(RankPortals& rank, const ipc::MDBindArgs& args)
     return status(Status::ArgInvalid);
   MemoryDescriptor md;
   md.md = args.md;
-  auto index = ni->mds.insert(md);
-  if (not index)
-    return status(Status::NoSpace);
-  Reply reply = status(Status::Ok);
-  reply.result.handle = encode_handle(HandleKind::MD, ni->slot, *index);
-  return reply;
+  return created(ni->mds, md, HandleKind::MD, ni->slot);
 }
 
 Reply Api::md_release(RankPortals& rank, ipc::Handle handle)
@@ -617,22 +635,12 @@ Reply Api::eq_alloc(RankPortals& rank, const ipc::EQAllocArgs& args)
     return status(Status::ArgInvalid);
   EventQueue queue;
   queue.capacity = args.count;
-  auto index = ni->eqs.insert(std::move(queue));
-  if (not index)
-    return status(Status::NoSpace);
-  Reply reply = status(Status::Ok);
-  reply.result.handle = encode_handle(HandleKind::EQ, ni->slot, *index);
-  return reply;
+  return created(ni->eqs, std::move(queue), HandleKind::EQ, ni->slot);
 }
 
 Reply Api::eq_free(RankPortals& rank, ipc::Handle handle)
 {
-  NetworkInterface* ni = nullptr;
-  if (find_object(rank, handle, HandleKind::EQ, &NetworkInterface::eqs, &ni) == nullptr)
-    return status(Status::ArgInvalid);
-  ni->eqs.erase(decode_handle(handle)->index);
-  rank.notify(); // a waiter on this EQ must see that it is gone
-  return status(Status::Ok);
+  return freed(rank, handle, HandleKind::EQ, &NetworkInterface::eqs);
 }
 
 void Api::charge_empty_poll(RankPortals& rank, ipc::Op op, ipc::Handle handle)
@@ -747,22 +755,12 @@ Reply Api::ct_alloc(RankPortals& rank, ipc::Handle ni_handle)
   NetworkInterface* ni = find_ni(rank, ni_handle);
   if (ni == nullptr)
     return status(Status::ArgInvalid);
-  auto index = ni->cts.insert(CountingEvent{});
-  if (not index)
-    return status(Status::NoSpace);
-  Reply reply = status(Status::Ok);
-  reply.result.handle = encode_handle(HandleKind::CT, ni->slot, *index);
-  return reply;
+  return created(ni->cts, CountingEvent{}, HandleKind::CT, ni->slot);
 }
 
 Reply Api::ct_free(RankPortals& rank, ipc::Handle handle)
 {
-  NetworkInterface* ni = nullptr;
-  if (find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts, &ni) == nullptr)
-    return status(Status::ArgInvalid);
-  ni->cts.erase(decode_handle(handle)->index);
-  rank.notify();
-  return status(Status::Ok);
+  return freed(rank, handle, HandleKind::CT, &NetworkInterface::cts);
 }
 
 Reply Api::ct_get(RankPortals& rank, ipc::Handle handle)

@@ -1,0 +1,48 @@
+/* What the benchmark programs share: failing loudly on a Portals error, and
+ * the two clocks (simulated, as the program sees it; and the real one). */
+#ifndef BENCH_COMMON_H
+#define BENCH_COMMON_H
+
+#include <portals4.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CHECK(call)                                                             \
+  do {                                                                          \
+    int rc_ = (call);                                                           \
+    if (rc_ != PTL_OK) {                                                        \
+      fprintf(stderr, "%s: %s failed with %d\n", __FILE__, #call, rc_);         \
+      exit(1);                                                                  \
+    }                                                                           \
+  } while (0)
+
+/* Simulated time: clock_gettime is answered by the emulator. */
+static inline double simulated_seconds(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Real time: the raw system call goes around the emulator's hook. */
+static inline double wall_seconds(void)
+{
+  struct timespec t;
+  syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Fails on any event that reports a failure. */
+static inline void check_event(const ptl_event_t *event)
+{
+  if (event->ni_fail_type != PTL_NI_OK) {
+    fprintf(stderr, "event %d failed (%d)\n", event->type, event->ni_fail_type);
+    exit(1);
+  }
+}
+
+#endif
