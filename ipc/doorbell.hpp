@@ -60,12 +60,16 @@ private:
 
 inline constexpr unsigned kYieldPeriod = 64;
 
-// Waits until bell.sequence != seen. Returns false if `timeout` elapsed first
+// Waits until bell.sequence != seen, or until `*interrupt` (when given) is
+// non-zero: another party flagged something and woke the bell's futex without
+// ringing (see wake_without_ringing). Returns false if `timeout` elapsed first
 // (nullptr: no timeout). Spurious futex wake-ups are absorbed here.
-inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, const timespec* timeout)
+inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, const timespec* timeout,
+                          const std::atomic<uint32_t>* interrupt = nullptr)
 {
+  auto interrupted = [interrupt] { return interrupt != nullptr && interrupt->load(std::memory_order_acquire) != 0; };
   for (unsigned i = 0; i < budget.iterations(); ++i) {
-    if (bell.sequence.load(std::memory_order_acquire) != seen) {
+    if (bell.sequence.load(std::memory_order_acquire) != seen || interrupted()) {
       budget.answered_while_spinning();
       return true;
     }
@@ -82,17 +86,25 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
     budget.had_to_sleep();
   while (true) {
     bell.sleeping.store(1, std::memory_order_seq_cst);
-    if (bell.sequence.load(std::memory_order_seq_cst) != seen) {
+    if (bell.sequence.load(std::memory_order_seq_cst) != seen || interrupted()) {
       bell.sleeping.store(0, std::memory_order_relaxed);
       return true;
     }
     bool not_timed_out = futex_wait(&bell.sequence, seen, timeout);
     bell.sleeping.store(0, std::memory_order_relaxed);
-    if (bell.sequence.load(std::memory_order_acquire) != seen)
+    if (bell.sequence.load(std::memory_order_acquire) != seen || interrupted())
       return true;
     if (not not_timed_out)
       return false;
   }
+}
+
+// Sets `flag` and wakes whoever waits on `bell` with it as interrupt.
+inline void wake_without_ringing(Doorbell& bell, std::atomic<uint32_t>& flag)
+{
+  flag.store(1, std::memory_order_seq_cst);
+  if (bell.sleeping.load(std::memory_order_seq_cst) != 0)
+    futex_wake_all(&bell.sequence);
 }
 
 } // namespace s4bxi::ipc

@@ -43,6 +43,14 @@ struct alignas(64) Channel {
   // Written by the forked child before exec: a process whose pid differs
   // (e.g. a child the rank forks) must not use this channel.
   std::atomic<int32_t> owner_pid;
+  // Set by the server's PMI watcher when the rank wrote to its PMI socket:
+  // the rank is blocked there, and its proxy must serve it (wakes the proxy
+  // like a request, without being one).
+  std::atomic<uint32_t> pmi_pending;
+  // Simulated time at which the server last released the rank other than by
+  // a reply (a PMI answer), and a counter the rank's clock watches for it.
+  std::atomic<uint32_t> release_generation;
+  double release_now;
   alignas(64) Request request;
   alignas(64) Reply reply;
 };

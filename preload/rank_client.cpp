@@ -156,6 +156,7 @@ __attribute__((constructor(101))) void attach()
     return;
   }
   sim_clock::set_compute_model(header->clock.cpu_factor, header->clock.cpu_threshold_s);
+  sim_clock::watch_releases(&channel->release_generation, &channel->release_now);
   pthread_atfork(nullptr, nullptr, on_fork_child);
 
   ipc::Request request;

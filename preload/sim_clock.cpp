@@ -16,6 +16,11 @@ namespace {
 std::atomic<double> cpu_factor{0.0};
 std::atomic<double> cpu_threshold_ns{0.0};
 
+// Releases by the server other than replies (PMI answers), in the channel.
+const std::atomic<uint32_t>* release_generation = nullptr;
+const double* release_now = nullptr;
+thread_local uint32_t release_seen = 0;
+
 // Latest reply of any thread. `generation` is published after `reply_ns`, so a
 // thread that sees a generation also sees that reply's time (or a later one).
 std::atomic<int64_t> reply_ns{0};
@@ -39,6 +44,12 @@ int64_t to_ns(double seconds)
 }
 
 } // namespace
+
+void watch_releases(const std::atomic<uint32_t>* generation, const double* now)
+{
+  release_now = now;
+  release_generation = generation;
+}
 
 void set_compute_model(double factor, double threshold_s)
 {
@@ -79,6 +90,20 @@ int64_t now_ns()
   if (compute_ns < cpu_threshold_ns.load(std::memory_order_relaxed))
     compute_ns = 0;
   int64_t now = self.base_ns + static_cast<int64_t>(compute_ns);
+  // Released at a later simulated time by a PMI answer (a barrier that the
+  // other ranks reached later): the clock restarts from there.
+  if (release_generation != nullptr) {
+    uint32_t generation_now = release_generation->load(std::memory_order_acquire);
+    if (generation_now != release_seen) {
+      release_seen = generation_now;
+      int64_t released = to_ns(*release_now);
+      if (released > now) {
+        self.base_ns = released;
+        self.base_cpu_ns = cpu;
+        now = released;
+      }
+    }
+  }
 
   int64_t latest = latest_returned_ns.load(std::memory_order_relaxed);
   while (now > latest and not latest_returned_ns.compare_exchange_weak(latest, now, std::memory_order_relaxed)) {

@@ -7,6 +7,7 @@
 // simulated time it shows agrees with what the server will account.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace s4bxi::preload::sim_clock {
@@ -14,6 +15,10 @@ namespace s4bxi::preload::sim_clock {
 // Compute enters simulated time as thread CPU time x factor, when a burst
 // reaches the threshold (seconds, after the factor).
 void set_compute_model(double factor, double threshold_s);
+
+// Where the server publishes the simulated time of releases that are not
+// replies (PMI answers); the clock never shows less than the latest one.
+void watch_releases(const std::atomic<uint32_t>* generation, const double* now);
 
 // Thread CPU time (ns) the calling thread consumed since its previous reply:
 // the compute the server injects before it handles the call being sent.

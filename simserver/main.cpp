@@ -6,6 +6,7 @@
 #include "model_options.hpp"
 #include "nic/nic.hpp"
 #include "platform/cluster.hpp"
+#include "pmi/pmi_server.hpp"
 #include "portals/api.hpp"
 #include "rank_proxy.hpp"
 #include "world.hpp"
@@ -177,12 +178,13 @@ int main(int argc, char** argv)
   } catch (const std::exception& e) {
     usage_error(e.what());
   }
+  pmi::Server pmi(world, control, processes.pmi_sockets());
   for (unsigned r = 0; r < launch->ranks; ++r) {
     world.ranks[r].os_pid = processes.pid(r);
     world.ranks[r].channel = processes.channel(r);
     world.ranks[r].sleep_in_long_waits = launch->ranks > std::thread::hardware_concurrency();
     s4u::Actor::create("rank" + std::to_string(r), world.nodes[node_of[r]].cpu,
-                       [&world, &api, &control, r] { RankProxy(world, api, control, r)(); });
+                       [&world, &api, &pmi, &control, r] { RankProxy(world, api, pmi, control, r)(); });
   }
   s4u::Engine::on_time_advance_cb([&control](double) { control.check_interrupt(); });
   s4u::Engine::on_deadlock_cb([&world, &control, &processes] {

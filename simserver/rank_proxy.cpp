@@ -34,24 +34,28 @@ std::string describe_call(const ipc::Request& request)
 
 } // namespace
 
-bool RankProxy::wait_for_request()
+RankProxy::Wake RankProxy::wait_for_request()
 {
   ipc::Channel* channel = world_.processes->channel(rank_);
   // Wake up now and then to notice a process that died without a word, or Ctrl-C.
   const timespec liveness_period{0, 20'000'000};
-  while (not ipc::wait_for_ring(channel->request_bell, requests_seen_, spin_, &liveness_period)) {
+  while (not ipc::wait_for_ring(channel->request_bell, requests_seen_, spin_, &liveness_period,
+                                &channel->pmi_pending)) {
     control_.check_interrupt();
     if (auto end = world_.processes->poll_exit(rank_)) {
       // It may have rung just before dying.
       if (channel->request_bell.current() != requests_seen_)
         break;
       ended(*end);
-      return false;
+      return Wake::Ended;
     }
   }
+  if (channel->pmi_pending.exchange(0) != 0)
+    return Wake::Pmi; // a request rung meanwhile stays pending for the next wait
   requests_seen_ = channel->request_bell.current();
-  return true;
+  return Wake::Request;
 }
+
 
 void RankProxy::inject_compute(uint64_t compute_ns)
 {
@@ -88,7 +92,14 @@ void RankProxy::operator()()
 {
   RankPortals& rank = world_.ranks[rank_];
   ipc::Channel* channel = world_.processes->channel(rank_);
-  while (wait_for_request()) {
+  for (Wake wake = wait_for_request(); wake != Wake::Ended; wake = wait_for_request()) {
+    if (wake == Wake::Pmi) {
+      // The compute before a PMI command is only known at the next call on
+      // the channel, and injected then.
+      pmi_.serve(rank_);
+      rank.current_call = "user code";
+      continue;
+    }
     const ipc::Request request = channel->request;
     if (request.op == ipc::Op::Hello) {
       // First call of the process, or of a new image after exec(): the time it

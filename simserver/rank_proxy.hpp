@@ -5,6 +5,7 @@
 #pragma once
 
 #include "job/job_control.hpp"
+#include "pmi/pmi_server.hpp"
 #include "portals/api.hpp"
 #include "world.hpp"
 
@@ -12,22 +13,24 @@ namespace s4bxi {
 
 class RankProxy {
 public:
-  RankProxy(World& world, portals::Api& api, job::JobControl& control, unsigned rank)
-      : world_(world), api_(api), control_(control), rank_(rank)
+  RankProxy(World& world, portals::Api& api, pmi::Server& pmi, job::JobControl& control, unsigned rank)
+      : world_(world), api_(api), pmi_(pmi), control_(control), rank_(rank)
   {
   }
   void operator()();
 
 private:
-  // Waits (in real time) for the process's next request. Returns false when
-  // the process has ended instead.
-  bool wait_for_request();
+  enum class Wake { Request, Pmi, Ended };
+  // Waits (in real time) for the process's next request on its channel, or
+  // for it to write to its PMI socket, or for its end.
+  Wake wait_for_request();
   void inject_compute(uint64_t compute_ns);
   void reply(ipc::Reply reply);
   void ended(const job::Termination& end);
 
   World& world_;
   portals::Api& api_;
+  pmi::Server& pmi_;
   job::JobControl& control_;
   unsigned rank_;
   uint32_t requests_seen_ = 0;

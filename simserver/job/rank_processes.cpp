@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +47,8 @@ RankProcesses::~RankProcesses()
     munmap(segment_, segment_bytes_);
   if (memfd_ >= 0)
     close(memfd_);
+  for (int socket : pmi_sockets_)
+    close(socket);
 }
 
 namespace {
@@ -61,11 +64,12 @@ std::string prepend_preload(const std::string& library)
 // In the child, between fork and exec: only async-signal-safe work that cannot
 // fail silently; an exec failure is reported through `report_fd`.
 [[noreturn]] void exec_rank(const LaunchSpec& spec, const std::vector<std::string>& environment,
-                            ipc::Channel* channel, pid_t server, int report_fd)
+                            ipc::Channel* channel, pid_t server, int report_fd, int pmi_fd)
 {
   prctl(PR_SET_PDEATHSIG, SIGKILL); // no orphan rank if the server dies
   if (getppid() != server)
     _exit(127);
+  fcntl(pmi_fd, F_SETFD, 0); // the rank's PMI socket survives exec
   channel->owner_pid.store(getpid(), std::memory_order_release);
   for (const auto& variable : environment)
     putenv(const_cast<char*>(variable.c_str()));
@@ -93,7 +97,14 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
         std::string(ipc::kEnvSize) + "=" + std::to_string(count_),
         "PMI_RANK=" + std::to_string(rank),
         "PMI_SIZE=" + std::to_string(count_),
+        "PMI_SPAWNED=0",
     };
+    // PMI-1 over a socket, as Hydra-style process managers do it.
+    int pmi[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pmi) != 0)
+      throw std::runtime_error(std::string("cannot create a PMI socket: ") + strerror(errno));
+    pmi_sockets_.push_back(pmi[0]);
+    environment.push_back("PMI_FD=" + std::to_string(pmi[1]));
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0)
       throw std::runtime_error(std::string("cannot create a pipe: ") + strerror(errno));
@@ -106,9 +117,10 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
     }
     if (pid == 0) {
       close(report[0]);
-      exec_rank(spec, environment, channel(rank), server, report[1]);
+      exec_rank(spec, environment, channel(rank), server, report[1], pmi[1]);
     }
     pids_[rank] = pid;
+    close(pmi[1]);
     close(report[1]);
     int exec_error = 0;
     ssize_t got;

@@ -39,6 +39,8 @@ public:
   [[nodiscard]] unsigned count() const { return count_; }
   [[nodiscard]] pid_t pid(unsigned rank) const { return pids_[rank]; }
   [[nodiscard]] ipc::Channel* channel(unsigned rank) const { return ipc::channel_of(segment_, rank); }
+  // Server ends of the ranks' PMI sockets (the rank's end is its PMI_FD).
+  [[nodiscard]] const std::vector<int>& pmi_sockets() const { return pmi_sockets_; }
 
   // Non-blocking: the termination of `rank` if it ended (reaping it).
   std::optional<Termination> poll_exit(unsigned rank);
@@ -55,6 +57,7 @@ private:
   void* segment_ = nullptr;
   size_t segment_bytes_ = 0;
   std::vector<pid_t> pids_;
+  std::vector<int> pmi_sockets_;
   std::vector<std::optional<Termination>> ended_;
 };
 
