@@ -13,7 +13,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kProtocolVersion = 2;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -59,6 +59,21 @@ enum class Op : uint32_t {
   Put,
   Get,
   NIHandle, // the NI of any object handle
+  Atomic,
+  FetchAtomic,
+  Swap,
+  AtomicSync,
+  TriggeredPut,
+  TriggeredGet,
+  TriggeredAtomic,
+  TriggeredFetchAtomic,
+  TriggeredSwap,
+  TriggeredCTInc,
+  TriggeredCTSet,
+  CTCancelTriggered,
+  Search, // PtlMESearch and PtlLESearch
+  StartBundle,
+  EndBundle,
   Count_
 };
 
@@ -144,8 +159,8 @@ struct Event {
   uint32_t pt_index;
   EventKind type;
   FailKind ni_fail_type;
-  uint8_t atomic_operation;
-  uint8_t atomic_type;
+  uint8_t atomic_operation; // AtomicOp, for atomic events
+  uint8_t atomic_type;      // AtomicType, for atomic events
   uint8_t overflow_list; // 1 when the data went through an overflow-list entry
 };
 
@@ -172,7 +187,11 @@ inline constexpr uint32_t kMDEventCtBytes = 1U << 4;
 inline constexpr uint32_t kMDUnordered = 1U << 5;
 inline constexpr uint32_t kMDEventSendDisable = 1U << 6;
 inline constexpr uint32_t kMDVolatile = 1U << 7;
-inline constexpr uint32_t kIovec = 1U << 31; // shared by MDs and entries
+// Shared by MDs and entries: `start` is the address of an array of `length`
+// I/O vector elements, each a 64-bit base address then a 64-bit length (the
+// ptl_iovec_t layout of every LP64 ABI we serve).
+inline constexpr uint32_t kIovec = 1U << 31;
+inline constexpr std::size_t kIovecEntryBytes = 16;
 // ME / LE
 inline constexpr uint32_t kEntryOpPut = 1U << 0;
 inline constexpr uint32_t kEntryOpGet = 1U << 1;
@@ -197,6 +216,51 @@ inline constexpr uint32_t kEntryIsAccessible = 1U << 18;
 
 enum class ListKind : uint32_t { Priority, Overflow };
 enum class AckRequest : uint32_t { None, Ack, CtAck, OcAck };
+enum class SearchOp : uint32_t { Only, Delete };
+
+// Atomic operations and datatypes in the protocol's own numbering.
+enum class AtomicOp : uint8_t {
+  Min,
+  Max,
+  Sum,
+  Prod,
+  Lor,
+  Land,
+  Bor,
+  Band,
+  Lxor,
+  Bxor,
+  Swap,
+  Cswap,
+  CswapNe,
+  CswapLe,
+  CswapLt,
+  CswapGe,
+  CswapGt,
+  Mswap,
+};
+inline constexpr uint8_t kAtomicOpCount = static_cast<uint8_t>(AtomicOp::Mswap) + 1;
+
+enum class AtomicType : uint8_t {
+  Int8,
+  Uint8,
+  Int16,
+  Uint16,
+  Int32,
+  Uint32,
+  Int64,
+  Uint64,
+  Float,
+  Double,
+  FloatComplex,
+  DoubleComplex,
+  LongDouble,
+  LongDoubleComplex,
+};
+inline constexpr uint8_t kAtomicTypeCount = static_cast<uint8_t>(AtomicType::LongDoubleComplex) + 1;
+
+// Largest datatype item (a long double complex): the PtlSwap operand.
+inline constexpr std::size_t kMaxAtomicOperand = 32;
 
 // ---- per-operation arguments ------------------------------------------------
 
@@ -306,6 +370,61 @@ struct GetArgs {
   uint64_t user_ptr;
 };
 
+// PtlAtomic (get_md kHandleNone), PtlFetchAtomic and PtlSwap. The payload
+// comes from put_md; the target's data before the operation returns into
+// get_md.
+struct AtomicArgs {
+  Handle put_md;
+  Handle get_md;
+  uint64_t local_put_offset;
+  uint64_t local_get_offset;
+  uint64_t length;
+  ProcessId target;
+  uint32_t pt_index;
+  AckRequest ack_req; // PtlAtomic only
+  uint64_t match_bits;
+  uint64_t remote_offset;
+  uint64_t user_ptr;
+  uint64_t hdr_data;
+  AtomicOp operation;
+  AtomicType datatype;
+  uint8_t pad[6];
+  unsigned char operand[kMaxAtomicOperand]; // PtlSwap's operand: one datatype item
+};
+
+// The counter and threshold of a triggered operation.
+struct TriggerArgs {
+  Handle ct;
+  uint32_t pad;
+  uint64_t threshold;
+};
+struct TriggeredPutArgs {
+  PutArgs put; // inline_length is 0: the payload is read when the operation fires
+  TriggerArgs trigger;
+};
+struct TriggeredGetArgs {
+  GetArgs get;
+  TriggerArgs trigger;
+};
+struct TriggeredAtomicArgs {
+  AtomicArgs atomic;
+  TriggerArgs trigger;
+};
+struct TriggeredCTArgs {
+  CTUpdateArgs update;
+  TriggerArgs trigger;
+};
+
+// PtlMESearch and PtlLESearch (the entry is never linked).
+struct SearchArgs {
+  Handle ni;
+  uint32_t pt_index;
+  SearchOp op;
+  uint32_t is_matching; // 1 for PtlMESearch
+  uint64_t user_ptr;
+  ListEntry entry;
+};
+
 struct Request {
   Op op = Op::Noop;
   uint32_t pad = 0;
@@ -330,6 +449,12 @@ struct Request {
     CTUpdateArgs ct_update;
     PutArgs put;
     GetArgs get;
+    AtomicArgs atomic;
+    TriggeredPutArgs triggered_put;
+    TriggeredGetArgs triggered_get;
+    TriggeredAtomicArgs triggered_atomic;
+    TriggeredCTArgs triggered_ct;
+    SearchArgs search;
   } args{};
 };
 

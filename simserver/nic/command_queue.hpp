@@ -23,6 +23,14 @@ public:
     items_->release();
   }
 
+  // Queues an item that does not take one of the depth's slots (work the NIC
+  // creates itself); whoever pops it must not call release_slot() for it.
+  void push_unbounded(T item)
+  {
+    queue_.push_back(std::move(item));
+    items_->release();
+  }
+
   // Takes the oldest command; its slot stays used until release_slot().
   T pop()
   {

@@ -5,8 +5,10 @@
 #pragma once
 
 #include "../portals/matching.hpp"
+#include "../portals/memory_region.hpp"
 #include "protocol.hpp"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -17,23 +19,41 @@ namespace s4bxi::nic {
 enum class VirtualNetwork { Request = 0, Response = 1 };
 inline constexpr int kVirtualNetworks = 2;
 
+// One side of an operation at the initiator: the MD it sends from (put side)
+// or receives into (get side), as bound when the operation started.
+struct LocalBuffer {
+  ipc::Handle handle = ipc::kHandleNone;
+  ipc::MemoryDescriptor md{};
+  portals::MemoryRegion region;
+  uint64_t offset = 0;
+};
+
 struct InitiatorOp {
   unsigned rank = 0;
   uint32_t ni_slot = 0;
-  ipc::Handle md_handle = ipc::kHandleInvalid;
-  ipc::MemoryDescriptor md{}; // as bound when the operation started
   portals::Operation op = portals::Operation::Put;
-  uint64_t local_offset = 0;
+  LocalBuffer put; // Put and atomics: the data sent (SEND, ACK events)
+  LocalBuffer get; // Get, FetchAtomic and Swap: where the reply lands (REPLY event)
   uint64_t length = 0;
   uint64_t user_ptr = 0;
   ipc::AckRequest ack_req = ipc::AckRequest::Ack;
   ipc::ProcessId target{};
   uint32_t pt_index = 0;
   uint64_t match_bits = 0;
-  bool send_event_sent = false; // SEND already delivered (small Put, at departure)
+  ipc::AtomicOp atomic_op = ipc::AtomicOp::Min; // atomics: reported in the events
+  ipc::AtomicType atomic_type = ipc::AtomicType::Int8;
+  bool send_event_sent = false; // SEND already delivered (small payload, at departure)
+
+  [[nodiscard]] bool sends_data() const { return op != portals::Operation::Get; }
+  [[nodiscard]] bool receives_data() const
+  {
+    return op == portals::Operation::Get || op == portals::Operation::FetchAtomic;
+  }
 };
 
 struct Message {
+  // Put is any request that carries a payload (PtlPut and the atomics); the
+  // header's operation tells them apart.
   enum class Kind { Put, Get, Ack, GetResponse } kind = Kind::Put;
   unsigned src_nid = 0;
   unsigned dst_nid = 0;
@@ -45,19 +65,29 @@ struct Message {
   ipc::AckRequest ack_req = ipc::AckRequest::Ack;
   std::shared_ptr<InitiatorOp> op;
 
-  // Payload bytes. `payload_captured` is false for a DMA Put whose bytes the
-  // TX engine reads from `payload_address` in `payload_pid` when it processes it.
+  // Atomic requests.
+  ipc::AtomicOp atomic_op = ipc::AtomicOp::Min;
+  ipc::AtomicType atomic_type = ipc::AtomicType::Int8;
+  std::array<unsigned char, ipc::kMaxAtomicOperand> operand{};
+
+  // Payload bytes. `payload_captured` is false for a payload that the TX
+  // engine reads from `payload_region` (at `payload_offset`) in `payload_pid`
+  // when it processes the message (DMA).
   std::vector<unsigned char> payload;
   bool payload_captured = true;
   bool needs_dma_read = false; // the TX engine models a PCIe read of the payload
-  uint64_t payload_address = 0;
+  portals::MemoryRegion payload_region;
+  uint64_t payload_offset = 0;
   pid_t payload_pid = -1;
+  // Issued by the NIC itself (a released triggered operation): it holds no
+  // slot of the host's command queue.
+  bool issued_by_nic = false;
 
   // Responses.
   uint64_t mlength = 0;
   uint64_t offset = 0;
   ipc::FailKind fail = ipc::FailKind::Ok;
-  bool portals_ack = false; // the initiator wants an ACK event (not only the BXI-level ack)
+  bool portals_ack = false; // the initiator wants an ACK (event or count), not only the BXI-level ack
 
   [[nodiscard]] VirtualNetwork network() const
   {

@@ -1,8 +1,7 @@
 #include "nic.hpp"
 
-#include "../job/rank_memory.hpp"
 #include "../model_options.hpp"
-#include "../portals/event_delivery.hpp"
+#include "../portals/memory_region.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -17,9 +16,6 @@ XBT_LOG_NEW_DEFAULT_CATEGORY(s4bxi_nic, "The BXI NIC model: TX and RX engines");
 namespace s4u = simgrid::s4u;
 
 namespace s4bxi::nic {
-
-using portals::Operation;
-using namespace ipc::option;
 
 namespace {
 
@@ -77,13 +73,27 @@ void Nic::submit(std::unique_ptr<Message> message, uint64_t pio_bytes)
   queue(message->network()).push(message.release());
 }
 
+void Nic::write_command()
+{
+  if (options::model_pci_commands())
+    s4u::Comm::sendto(node_.cpu, node_.nic, static_cast<uint64_t>(options::header_bytes()));
+}
+
+void Nic::inject(std::unique_ptr<Message> message)
+{
+  message->issued_by_nic = true;
+  queue(message->network()).push_unbounded(message.release());
+}
+
 void Nic::tx_loop(VirtualNetwork network)
 {
   auto& commands = queue(network);
   while (true) {
     Message* message = commands.pop();
+    const bool holds_slot = not message->issued_by_nic; // the message is gone after transmit()
     transmit(message);
-    commands.release_slot();
+    if (holds_slot)
+      commands.release_slot();
   }
 }
 
@@ -91,10 +101,11 @@ void Nic::transmit(Message* message)
 {
   const uint64_t length = message->payload_captured ? message->payload.size() : message->op->length;
   if (not message->payload_captured) {
-    message->payload.resize(length);
-    if (not job::read_rank_memory(message->payload_pid, message->payload_address, message->payload.data(), length))
-      XBT_WARN("rank memory at 0x%llx (%llu bytes) could not be read; sending zeros",
-               static_cast<unsigned long long>(message->payload_address), static_cast<unsigned long long>(length));
+    message->payload.assign(length, 0);
+    if (not portals::read_region(message->payload_pid, message->payload_region, message->payload_offset,
+                                 message->payload.data(), length))
+      XBT_WARN("rank memory at offset %llu of its buffer (%llu bytes) could not be read; sending zeros",
+               static_cast<unsigned long long>(message->payload_offset), static_cast<unsigned long long>(length));
     message->payload_captured = true;
   }
   s4u::CommPtr dma_read;
@@ -162,213 +173,16 @@ void Nic::respond(const Message& request, Message::Kind kind, ipc::FailKind fail
   queue(VirtualNetwork::Response).push(response.release());
 }
 
-void Nic::write_to_host(pid_t pid, uint64_t address, const std::vector<unsigned char>& bytes, uint64_t length,
-                        ipc::FailKind& fail)
+void Nic::write_to_host(pid_t pid, const portals::MemoryRegion& region, uint64_t offset,
+                        const std::vector<unsigned char>& bytes, uint64_t length, ipc::FailKind& fail)
 {
   if (length == 0)
     return;
   // The bytes land in memory now, so that no event about them can be seen
   // before them; the PCIe write itself is modelled in the background.
-  if (not job::write_rank_memory(pid, address, bytes.data(), length))
+  if (bytes.size() < length || not portals::write_region(pid, region, offset, bytes.data(), length))
     fail = ipc::FailKind::Segv;
   background_pcie(node_.nic, node_.cpu, length);
-}
-
-void Nic::handle_request(std::unique_ptr<Message> message)
-{
-  const bool is_put = message->kind == Message::Kind::Put;
-  auto fail_back = [&](ipc::FailKind fail) {
-    respond(*message, is_put ? Message::Kind::Ack : Message::Kind::GetResponse, fail, 0, 0,
-            message->ack_req != ipc::AckRequest::None);
-  };
-  RankPortals* target = world_.find(node_.nid, message->dst_pid);
-  portals::NetworkInterface* ni = target && target->alive ? target->ni(message->ni_slot) : nullptr;
-  if (ni == nullptr) {
-    fail_back(ipc::FailKind::Undeliverable);
-    return;
-  }
-  if (message->pt_index >= ni->portal_table.size() || not ni->portal_table[message->pt_index].allocated) {
-    ni->drop_count++;
-    fail_back(ipc::FailKind::Dropped);
-    return;
-  }
-  auto& pt = ni->portal_table[message->pt_index];
-  if (not pt.enabled) {
-    ni->drop_count++;
-    fail_back(ipc::FailKind::PtDisabled);
-    return;
-  }
-
-  const auto& header = message->header;
-  portals::ListEntry* entry = nullptr;
-  uint32_t entry_index = 0;
-  portals::Placement placement;
-  ipc::ListKind list_kind = ipc::ListKind::Priority;
-  for (auto* list : {&pt.priority, &pt.overflow}) {
-    for (uint32_t index : *list) {
-      portals::ListEntry* candidate = ni->entries.find(index);
-      if (candidate == nullptr || not portals::entry_accepts(*candidate, header, ni->logical))
-        continue;
-      if (auto where = portals::place(*candidate, header)) {
-        entry = candidate;
-        entry_index = index;
-        placement = *where;
-        break;
-      }
-    }
-    if (entry != nullptr)
-      break;
-    list_kind = ipc::ListKind::Overflow;
-  }
-  if (entry == nullptr) {
-    ni->drop_count++;
-    fail_back(ipc::FailKind::Dropped);
-    return;
-  }
-
-  const auto& e = entry->entry;
-  ipc::FailKind fail = ipc::FailKind::Ok;
-  std::vector<unsigned char> reply_payload;
-  if (is_put) {
-    write_to_host(target->os_pid, e.start + placement.offset, message->payload, placement.mlength, fail);
-  } else if (placement.mlength > 0) {
-    // Captured now: once the GET event is out, the program may reuse the buffer.
-    reply_payload.resize(placement.mlength);
-    if (not job::read_rank_memory(target->os_pid, e.start + placement.offset, reply_payload.data(),
-                                  placement.mlength))
-      fail = ipc::FailKind::Segv;
-  }
-
-  const bool overflow = list_kind == ipc::ListKind::Overflow;
-  const bool success = fail == ipc::FailKind::Ok;
-  const bool comm_events = (e.options & kEntryEventCommDisable) == 0 &&
-                           not(success && (e.options & kEntryEventSuccessDisable) != 0) &&
-                           not(overflow && (e.options & kEntryEventOverDisable) != 0);
-  if (comm_events) {
-    ipc::Event event{};
-    // Arrival in an overflow entry is a plain PUT/GET flagged with the list;
-    // *_OVERFLOW events belong to the later append that finds the header.
-    event.type = is_put ? ipc::EventKind::Put : ipc::EventKind::Get;
-    event.overflow_list = overflow ? 1 : 0;
-    event.start = e.start + placement.offset;
-    event.user_ptr = entry->user_ptr;
-    event.hdr_data = message->hdr_data;
-    event.match_bits = header.match_bits;
-    event.rlength = header.rlength;
-    event.mlength = placement.mlength;
-    event.remote_offset = placement.offset;
-    event.initiator = ni->logical ? ipc::ProcessId{header.initiator_rank, 0} : header.initiator;
-    event.uid = header.uid;
-    event.pt_index = message->pt_index;
-    event.ni_fail_type = fail;
-    portals::post_event(*target, *ni, pt.eq, event);
-  }
-  const bool count = overflow ? (e.options & kEntryEventCtOverflow) != 0 : (e.options & kEntryEventCtComm) != 0;
-  if (count) {
-    uint64_t amount = (e.options & kEntryEventCtBytes) != 0 ? placement.mlength : 1;
-    portals::post_counter(*target, *ni, e.ct, success ? amount : 0, success ? 0 : 1);
-  }
-
-  if (overflow && (e.options & kEntryUnexpectedHdrDisable) == 0) {
-    portals::UnexpectedHeader kept;
-    kept.is_put = is_put;
-    kept.match_bits = header.match_bits;
-    kept.rlength = header.rlength;
-    kept.mlength = placement.mlength;
-    kept.remote_offset = header.remote_offset;
-    kept.hdr_data = message->hdr_data;
-    kept.start = e.start + placement.offset;
-    kept.initiator = header.initiator;
-    kept.initiator_rank = header.initiator_rank;
-    kept.uid = header.uid;
-    pt.unexpected.push_back(kept);
-  }
-  if ((e.options & kEntryManageLocal) != 0)
-    entry->local_offset = placement.offset + placement.mlength;
-  if (portals::unlinks_after(*entry)) {
-    auto& list = entry->list == ipc::ListKind::Priority ? pt.priority : pt.overflow;
-    list.remove(entry_index);
-    if ((e.options & kEntryEventUnlinkDisable) == 0) {
-      ipc::Event event{};
-      event.type = ipc::EventKind::AutoUnlink;
-      event.user_ptr = entry->user_ptr;
-      event.pt_index = message->pt_index;
-      portals::post_event(*target, *ni, pt.eq, event);
-    }
-    ni->entries.erase(entry_index);
-  }
-
-  if (is_put) {
-    const bool wants_ack = message->ack_req != ipc::AckRequest::None && (e.options & kEntryAckDisable) == 0;
-    respond(*message, Message::Kind::Ack, fail, placement.mlength, placement.offset, wants_ack);
-  } else {
-    respond(*message, Message::Kind::GetResponse, fail, placement.mlength, placement.offset, false,
-            std::move(reply_payload));
-  }
-}
-
-void Nic::deliver_send_event(const InitiatorOp& op, ipc::FailKind fail)
-{
-  RankPortals& rank = world_.ranks[op.rank];
-  portals::NetworkInterface* ni = rank.ni(op.ni_slot);
-  if (ni == nullptr)
-    return;
-  const bool success = fail == ipc::FailKind::Ok;
-  if ((op.md.options & kMDEventSendDisable) == 0 && not(success && (op.md.options & kMDEventSuccessDisable) != 0)) {
-    ipc::Event event{};
-    event.type = ipc::EventKind::Send;
-    event.user_ptr = op.user_ptr;
-    event.mlength = op.length;
-    event.match_bits = op.match_bits;
-    event.pt_index = op.pt_index;
-    event.ni_fail_type = fail;
-    portals::post_event(rank, *ni, op.md.eq, event);
-  }
-  if ((op.md.options & kMDEventCtSend) != 0) {
-    uint64_t amount = (op.md.options & kMDEventCtBytes) != 0 ? op.length : 1;
-    portals::post_counter(rank, *ni, op.md.ct, success ? amount : 0, success ? 0 : 1);
-  }
-}
-
-void Nic::handle_response(std::unique_ptr<Message> message)
-{
-  InitiatorOp& op = *message->op;
-  RankPortals& rank = world_.ranks[op.rank];
-  portals::NetworkInterface* ni = rank.alive ? rank.ni(op.ni_slot) : nullptr;
-  if (ni == nullptr)
-    return;
-  if (auto decoded = portals::decode_handle(op.md_handle))
-    if (auto* md = ni->mds.find(decoded->index); md != nullptr && md->operations_in_flight > 0)
-      md->operations_in_flight--;
-
-  ipc::FailKind fail = message->fail;
-  const bool ack = message->kind == Message::Kind::Ack;
-  if (not ack)
-    write_to_host(rank.os_pid, op.md.start + op.local_offset, message->payload, message->mlength, fail);
-  const bool success = fail == ipc::FailKind::Ok;
-
-  if (ack && not op.send_event_sent)
-    deliver_send_event(op, fail);
-
-  const bool event_wanted = ack ? (message->portals_ack && op.ack_req == ipc::AckRequest::Ack) : true;
-  if (event_wanted && not(success && (op.md.options & kMDEventSuccessDisable) != 0)) {
-    ipc::Event event{};
-    event.type = ack ? ipc::EventKind::Ack : ipc::EventKind::Reply;
-    event.user_ptr = op.user_ptr;
-    event.mlength = message->mlength;
-    event.rlength = op.length;
-    event.remote_offset = message->offset;
-    event.match_bits = op.match_bits;
-    event.pt_index = op.pt_index;
-    event.ni_fail_type = fail;
-    portals::post_event(rank, *ni, op.md.eq, event);
-  }
-  const uint32_t ct_option = ack ? kMDEventCtAck : kMDEventCtReply;
-  const bool counted = ack ? message->portals_ack && op.ack_req != ipc::AckRequest::None : true;
-  if (counted && (op.md.options & ct_option) != 0) {
-    uint64_t amount = (op.md.options & kMDEventCtBytes) != 0 ? message->mlength : 1;
-    portals::post_counter(rank, *ni, op.md.ct, success ? amount : 0, success ? 0 : 1);
-  }
 }
 
 } // namespace s4bxi::nic

@@ -33,18 +33,31 @@ public:
   // writing the command (and a PIO payload) over PCIe, then queues it.
   void submit(std::unique_ptr<Message> message, uint64_t pio_bytes);
 
+  // Models the CPU writing one command over PCIe, for commands that the NIC
+  // keeps instead of sending (a triggered operation being registered).
+  void write_command();
+
+  // Queues a message that the NIC issues itself (a released triggered
+  // operation): no PCIe command write, no slot of the host's command queue.
+  // Never blocks, so it may be called from any actor.
+  void inject(std::unique_ptr<Message> message);
+
   [[nodiscard]] const NicStatistics& statistics() const { return statistics_; }
 
 private:
   void tx_loop(VirtualNetwork network);
   void rx_loop(VirtualNetwork network);
   void transmit(Message* message);
+  // Target side (target.cpp): matching, data, events, response.
   void handle_request(std::unique_ptr<Message> message);
+  // Initiator side (initiator.cpp): reply data, SEND/ACK/REPLY events and counts.
   void handle_response(std::unique_ptr<Message> message);
   void respond(const Message& request, Message::Kind kind, ipc::FailKind fail, uint64_t mlength, uint64_t offset,
                bool portals_ack, std::vector<unsigned char> payload = {});
-  void write_to_host(pid_t pid, uint64_t address, const std::vector<unsigned char>& bytes, uint64_t length,
-                     ipc::FailKind& fail);
+  // Writes `length` bytes at `offset` of `region` in process `pid`; sets
+  // `fail` to PTL_NI_SEGV if the memory is not there.
+  void write_to_host(pid_t pid, const portals::MemoryRegion& region, uint64_t offset,
+                     const std::vector<unsigned char>& bytes, uint64_t length, ipc::FailKind& fail);
   void deliver_send_event(const InitiatorOp& op, ipc::FailKind fail);
 
   simgrid::s4u::Mailbox* inbox(VirtualNetwork network) { return inboxes_[static_cast<int>(network)]; }

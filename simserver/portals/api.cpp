@@ -3,7 +3,10 @@
 #include "../job/rank_memory.hpp"
 #include "../model_options.hpp"
 #include "../nic/nic.hpp"
+#include "api_internal.hpp"
 #include "event_delivery.hpp"
+#include "memory_region.hpp"
+#include "triggered.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -25,17 +28,16 @@ using ipc::Reply;
 using ipc::Status;
 using namespace ipc::option;
 
+using detail::created;
+using detail::find_ni;
+using detail::find_object;
+using detail::status;
+using detail::valid_optional;
+
 namespace {
 
 constexpr uint32_t kPidAny = 0xFFFF;
 constexpr double kForever = std::numeric_limits<double>::infinity();
-
-Reply status(Status s)
-{
-  Reply reply{};
-  reply.status = s;
-  return reply;
-}
 
 uint32_t slot_of(bool matching, bool logical)
 {
@@ -53,12 +55,12 @@ ipc::NILimits our_limits()
   limits.max_cts = 1 << 16;
   limits.max_eqs = 1 << 16;
   limits.max_pt_index = 255;
-  limits.max_iovecs = 0;
+  limits.max_iovecs = 1024;
   limits.max_list_size = 1 << 20;
-  limits.max_triggered_ops = 0;
+  limits.max_triggered_ops = 1 << 16;
   limits.max_msg_size = 1ULL << 32;
-  limits.max_atomic_size = 0;
-  limits.max_fetch_atomic_size = 0;
+  limits.max_atomic_size = 512;
+  limits.max_fetch_atomic_size = 512;
   limits.max_waw_ordered_size = 64;
   limits.max_war_ordered_size = 64;
   limits.max_volatile_size = 64;
@@ -79,46 +81,12 @@ ipc::NILimits granted_limits(const ipc::NILimits& desired)
   granted.max_eqs = take(desired.max_eqs, ours.max_eqs);
   granted.max_pt_index = take(desired.max_pt_index, ours.max_pt_index);
   granted.max_list_size = take(desired.max_list_size, ours.max_list_size);
+  granted.max_iovecs = take(desired.max_iovecs, ours.max_iovecs);
+  granted.max_triggered_ops = take(desired.max_triggered_ops, ours.max_triggered_ops);
+  granted.max_msg_size = take(desired.max_msg_size, ours.max_msg_size);
+  granted.max_atomic_size = take(desired.max_atomic_size, ours.max_atomic_size);
+  granted.max_fetch_atomic_size = take(desired.max_fetch_atomic_size, ours.max_fetch_atomic_size);
   return granted;
-}
-
-// Finds the NI named by an NI handle.
-NetworkInterface* find_ni(RankPortals& rank, ipc::Handle handle)
-{
-  auto decoded = decode_handle(handle);
-  if (not decoded || decoded->kind != HandleKind::NI || decoded->index != 0)
-    return nullptr;
-  return rank.ni(decoded->ni);
-}
-
-// Finds an object of kind `kind` and its NI.
-template <class T>
-T* find_object(RankPortals& rank, ipc::Handle handle, HandleKind kind, SlotTable<T> NetworkInterface::*table,
-               NetworkInterface** ni_out = nullptr)
-{
-  auto decoded = decode_handle(handle);
-  if (not decoded || decoded->kind != kind)
-    return nullptr;
-  NetworkInterface* ni = rank.ni(decoded->ni);
-  if (ni == nullptr)
-    return nullptr;
-  if (ni_out != nullptr)
-    *ni_out = ni;
-  return (ni->*table).find(decoded->index);
-}
-
-// An optional EQ/CT handle given with an object: none, or one of the same NI.
-bool valid_optional(RankPortals& rank, ipc::Handle handle, HandleKind kind, uint32_t ni_slot)
-{
-  if (handle == ipc::kHandleNone)
-    return true;
-  auto decoded = decode_handle(handle);
-  if (not decoded || decoded->kind != kind || decoded->ni != ni_slot)
-    return false;
-  NetworkInterface* ni = rank.ni(ni_slot);
-  if (ni == nullptr)
-    return false;
-  return kind == HandleKind::EQ ? ni->eqs.find(decoded->index) != nullptr : ni->cts.find(decoded->index) != nullptr;
 }
 
 // Result of looking at a waited-for object: ready, or the earliest time at
@@ -171,17 +139,6 @@ Readiness ct_readiness(CountingEvent* counter, uint64_t test)
   if (value.success + value.failure >= test)
     return {true, kForever};
   return {false, counter->pending.empty() ? kForever : counter->pending.front().visible_at};
-}
-
-// Stores a new object and answers with its handle.
-template <class T> Reply created(SlotTable<T>& table, T value, HandleKind kind, uint32_t ni_slot)
-{
-  auto index = table.insert(std::move(value));
-  if (not index)
-    return status(Status::NoSpace);
-  Reply reply = status(Status::Ok);
-  reply.result.handle = encode_handle(kind, ni_slot, *index);
-  return reply;
 }
 
 // Frees the EQ or CT named by `handle`; its waiters must see that it is gone.
@@ -271,6 +228,21 @@ const char* Api::call_name(ipc::Op op)
     case ipc::Op::Put: return "PtlPut";
     case ipc::Op::Get: return "PtlGet";
     case ipc::Op::NIHandle: return "PtlNIHandle";
+    case ipc::Op::Atomic: return "PtlAtomic";
+    case ipc::Op::FetchAtomic: return "PtlFetchAtomic";
+    case ipc::Op::Swap: return "PtlSwap";
+    case ipc::Op::AtomicSync: return "PtlAtomicSync";
+    case ipc::Op::TriggeredPut: return "PtlTriggeredPut";
+    case ipc::Op::TriggeredGet: return "PtlTriggeredGet";
+    case ipc::Op::TriggeredAtomic: return "PtlTriggeredAtomic";
+    case ipc::Op::TriggeredFetchAtomic: return "PtlTriggeredFetchAtomic";
+    case ipc::Op::TriggeredSwap: return "PtlTriggeredSwap";
+    case ipc::Op::TriggeredCTInc: return "PtlTriggeredCTInc";
+    case ipc::Op::TriggeredCTSet: return "PtlTriggeredCTSet";
+    case ipc::Op::CTCancelTriggered: return "PtlCTCancelTriggered";
+    case ipc::Op::Search: return "PtlMESearch/PtlLESearch";
+    case ipc::Op::StartBundle: return "PtlStartBundle";
+    case ipc::Op::EndBundle: return "PtlEndBundle";
     case ipc::Op::Count_: break;
   }
   return "unknown call";
@@ -331,6 +303,29 @@ Reply Api::handle(RankPortals& rank, const ipc::Request& request)
     case ipc::Op::CTInc: return ct_update(rank, a.ct_update, true);
     case ipc::Op::Put: return put(rank, a.put);
     case ipc::Op::Get: return get(rank, a.get);
+    case ipc::Op::Atomic: return atomic(rank, a.atomic, Operation::Atomic, false);
+    case ipc::Op::FetchAtomic: return atomic(rank, a.atomic, Operation::FetchAtomic, false);
+    case ipc::Op::Swap: return atomic(rank, a.atomic, Operation::FetchAtomic, true);
+    case ipc::Op::AtomicSync:
+      // Every atomic operation is applied by the server in one go while no
+      // rank runs (serialized execution), straight into the rank's memory:
+      // there is never a NIC-side cached value for the host to wait for.
+      return status(Status::Ok);
+    case ipc::Op::TriggeredPut: return triggered_put(rank, a.triggered_put);
+    case ipc::Op::TriggeredGet: return triggered_get(rank, a.triggered_get);
+    case ipc::Op::TriggeredAtomic: return triggered_atomic(rank, a.triggered_atomic, Operation::Atomic, false);
+    case ipc::Op::TriggeredFetchAtomic:
+      return triggered_atomic(rank, a.triggered_atomic, Operation::FetchAtomic, false);
+    case ipc::Op::TriggeredSwap: return triggered_atomic(rank, a.triggered_atomic, Operation::FetchAtomic, true);
+    case ipc::Op::TriggeredCTInc: return triggered_ct(rank, a.triggered_ct, true);
+    case ipc::Op::TriggeredCTSet: return triggered_ct(rank, a.triggered_ct, false);
+    case ipc::Op::CTCancelTriggered: return ct_cancel_triggered(rank, a.handle.handle);
+    case ipc::Op::Search: return search(rank, a.search);
+    case ipc::Op::StartBundle:
+    case ipc::Op::EndBundle:
+      // A hint that operations come in a burst: the model has no per-command
+      // fence to save, so only the NI is checked.
+      return status(find_ni(rank, a.handle.handle) != nullptr ? Status::Ok : Status::ArgInvalid);
     case ipc::Op::NIHandle: {
       auto decoded = decode_handle(a.handle.handle);
       if (not decoded || rank.ni(decoded->ni) == nullptr)
@@ -380,6 +375,7 @@ Reply Api::ni_init(RankPortals& rank, const ipc::NIInitArgs& args)
     ni->cts.set_capacity(static_cast<uint32_t>(ni->limits.max_cts));
     ni->mds.set_capacity(static_cast<uint32_t>(ni->limits.max_mds));
     ni->entries.set_capacity(static_cast<uint32_t>(ni->limits.max_entries));
+    ni->nic = world_.nics[rank.nid].get();
     if (logical) // the runtime installs the job's map (PtlSetMap may replace it)
       for (const auto& peer : world_.ranks)
         ni->map.push_back({peer.nid, peer.pid});
@@ -500,6 +496,7 @@ Reply Api::pt_free(RankPortals& rank, const ipc::PTArgs& args)
   auto& pt = ni->portal_table[args.pt_index];
   if (not pt.priority.empty() || not pt.overflow.empty())
     return status(Status::PtInUse);
+  ni->unexpected_headers -= std::min<uint64_t>(ni->unexpected_headers, pt.unexpected.size());
   pt = PortalTableEntry{};
   return status(Status::Ok);
 }
@@ -517,11 +514,30 @@ Reply Api::md_bind(RankPortals& rank, const ipc::MDBindArgs& args)
 {
   NetworkInterface* ni = find_ni(rank, args.ni);
   if (ni == nullptr || not valid_optional(rank, args.md.eq, HandleKind::EQ, ni->slot) ||
-      not valid_optional(rank, args.md.ct, HandleKind::CT, ni->slot) || (args.md.options & kIovec) != 0)
+      not valid_optional(rank, args.md.ct, HandleKind::CT, ni->slot))
     return status(Status::ArgInvalid);
   MemoryDescriptor md;
   md.md = args.md;
-  return created(ni->mds, md, HandleKind::MD, ni->slot);
+  if ((args.md.options & kIovec) != 0) {
+    // The vector is read once, now (the specification lets the
+    // implementation copy it); the MD is then its segments end to end.
+    auto region = load_vector(rank, *ni, args.md.start, args.md.length);
+    if (not region)
+      return status(Status::ArgInvalid);
+    md.region = std::move(*region);
+    md.md.length = md.region.length();
+  } else {
+    md.region = MemoryRegion::contiguous(args.md.start, args.md.length);
+  }
+  return created(ni->mds, std::move(md), HandleKind::MD, ni->slot);
+}
+
+std::optional<MemoryRegion> Api::load_vector(RankPortals& rank, const NetworkInterface& ni, uint64_t address,
+                                             uint64_t count)
+{
+  if (count > static_cast<uint64_t>(ni.limits.max_iovecs))
+    return std::nullopt;
+  return load_iovec(rank.os_pid, address, count);
 }
 
 Reply Api::md_release(RankPortals& rank, ipc::Handle handle)
@@ -533,98 +549,6 @@ Reply Api::md_release(RankPortals& rank, ipc::Handle handle)
   if (md->operations_in_flight > 0)
     return status(Status::InUse);
   ni->mds.erase(decode_handle(handle)->index);
-  return status(Status::Ok);
-}
-
-Reply Api::append(RankPortals& rank, const ipc::AppendArgs& args)
-{
-  NetworkInterface* ni = find_ni(rank, args.ni);
-  if (ni == nullptr || ni->matching != (args.is_matching != 0) || args.pt_index >= ni->portal_table.size() ||
-      not ni->portal_table[args.pt_index].allocated || not valid_optional(rank, args.entry.ct, HandleKind::CT, ni->slot) ||
-      (args.list != ipc::ListKind::Priority && args.list != ipc::ListKind::Overflow) ||
-      (args.entry.options & kIovec) != 0)
-    return status(Status::ArgInvalid);
-  auto& pt = ni->portal_table[args.pt_index];
-  ListEntry entry;
-  entry.entry = args.entry;
-  entry.user_ptr = args.user_ptr;
-  entry.pt_index = args.pt_index;
-  entry.list = args.list;
-  entry.matching = args.is_matching != 0;
-  auto index = ni->entries.insert(entry);
-  if (not index)
-    return status(Status::NoSpace);
-  Reply reply = status(Status::Ok);
-  reply.result.handle = encode_handle(entry.matching ? HandleKind::ME : HandleKind::LE, ni->slot, *index);
-  if (args.list == ipc::ListKind::Priority && report_unexpected(rank, *ni, pt, entry)) {
-    // A use-once entry spent its one use on a message that had already
-    // arrived: it is never linked, and its handle is already stale.
-    ni->entries.erase(*index);
-    return reply;
-  }
-  (args.list == ipc::ListKind::Priority ? pt.priority : pt.overflow).push_back(*index);
-  if ((args.entry.options & kEntryEventLinkDisable) == 0) {
-    ipc::Event event{};
-    event.type = ipc::EventKind::Link;
-    event.user_ptr = args.user_ptr;
-    event.pt_index = args.pt_index;
-    post_event(rank, *ni, pt.eq, event);
-  }
-  return reply;
-}
-
-bool Api::report_unexpected(RankPortals& rank, NetworkInterface& ni, PortalTableEntry& pt, const ListEntry& entry)
-{
-  const bool use_once = (entry.entry.options & kEntryUseOnce) != 0;
-  for (auto it = pt.unexpected.begin(); it != pt.unexpected.end();) {
-    IncomingHeader header;
-    header.op = it->is_put ? Operation::Put : Operation::Get;
-    header.initiator = it->initiator;
-    header.initiator_rank = it->initiator_rank;
-    header.uid = it->uid;
-    header.match_bits = it->match_bits;
-    header.rlength = it->rlength;
-    header.remote_offset = it->remote_offset;
-    if (not entry_accepts(entry, header, ni.logical)) {
-      ++it;
-      continue;
-    }
-    if ((entry.entry.options & kEntryEventCommDisable) == 0 &&
-        (entry.entry.options & kEntryEventOverDisable) == 0) {
-      ipc::Event event{};
-      event.type = it->is_put ? ipc::EventKind::PutOverflow : ipc::EventKind::GetOverflow;
-      event.start = it->start;
-      event.user_ptr = entry.user_ptr;
-      event.hdr_data = it->hdr_data;
-      event.match_bits = it->match_bits;
-      event.rlength = it->rlength;
-      event.mlength = it->mlength;
-      event.remote_offset = it->remote_offset;
-      event.initiator = ni.logical ? ipc::ProcessId{it->initiator_rank, 0} : it->initiator;
-      event.uid = it->uid;
-      event.pt_index = entry.pt_index;
-      event.overflow_list = 1;
-      post_event(rank, ni, pt.eq, event);
-    }
-    it = pt.unexpected.erase(it);
-    if (use_once)
-      return true;
-  }
-  return false;
-}
-
-Reply Api::unlink(RankPortals& rank, ipc::Handle handle)
-{
-  auto decoded = decode_handle(handle);
-  if (not decoded || (decoded->kind != HandleKind::ME && decoded->kind != HandleKind::LE))
-    return status(Status::ArgInvalid);
-  NetworkInterface* ni = rank.ni(decoded->ni);
-  ListEntry* entry = ni ? ni->entries.find(decoded->index) : nullptr;
-  if (entry == nullptr)
-    return status(Status::ArgInvalid);
-  auto& pt = ni->portal_table[entry->pt_index];
-  (entry->list == ipc::ListKind::Priority ? pt.priority : pt.overflow).remove(decoded->index);
-  ni->entries.erase(decoded->index);
   return status(Status::Ok);
 }
 
@@ -760,6 +684,9 @@ Reply Api::ct_alloc(RankPortals& rank, ipc::Handle ni_handle)
 
 Reply Api::ct_free(RankPortals& rank, ipc::Handle handle)
 {
+  NetworkInterface* ni = nullptr;
+  if (CountingEvent* counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts, &ni))
+    cancel_triggered(rank, *ni, *counter); // they can never be released now
   return freed(rank, handle, HandleKind::CT, &NetworkInterface::cts);
 }
 
@@ -836,7 +763,8 @@ Reply Api::ct_poll(RankPortals& rank, const ipc::PollArgs& args)
 
 Reply Api::ct_update(RankPortals& rank, const ipc::CTUpdateArgs& args, bool increment)
 {
-  CountingEvent* counter = find_object(rank, args.ct, HandleKind::CT, &NetworkInterface::cts);
+  NetworkInterface* ni = nullptr;
+  CountingEvent* counter = find_object(rank, args.ct, HandleKind::CT, &NetworkInterface::cts, &ni);
   if (counter == nullptr)
     return status(Status::ArgInvalid);
   if (increment && args.value.success != 0 && args.value.failure != 0)
@@ -849,116 +777,7 @@ Reply Api::ct_update(RankPortals& rank, const ipc::CTUpdateArgs& args, bool incr
     value = args.value;
   }
   rank.notify();
-  return status(Status::Ok);
-}
-
-std::unique_ptr<nic::Message> Api::prepare(RankPortals& rank, const Transfer& transfer, MemoryDescriptor*& md,
-                                            Status& error)
-{
-  NetworkInterface* ni = nullptr;
-  md = find_object(rank, transfer.md, HandleKind::MD, &NetworkInterface::mds, &ni);
-  error = Status::ArgInvalid;
-  if (md == nullptr || transfer.local_offset > md->md.length ||
-      transfer.length > md->md.length - transfer.local_offset || transfer.length > ni->limits.max_msg_size ||
-      transfer.pt_index > static_cast<uint32_t>(ni->limits.max_pt_index))
-    return nullptr;
-  if (transfer.ack_req != ipc::AckRequest::None && transfer.ack_req != ipc::AckRequest::Ack &&
-      transfer.ack_req != ipc::AckRequest::CtAck && transfer.ack_req != ipc::AckRequest::OcAck)
-    return nullptr;
-  ipc::ProcessId target{}; // physical address of the target
-  if (ni->logical) {
-    if (transfer.target.rank_or_nid >= ni->map.size())
-      return nullptr;
-    target = ni->map[transfer.target.rank_or_nid];
-  } else {
-    target = transfer.target;
-    if (target.rank_or_nid >= world_.nodes.size())
-      return nullptr;
-  }
-  auto op = std::make_shared<nic::InitiatorOp>();
-  op->rank = rank.rank;
-  op->ni_slot = ni->slot;
-  op->md_handle = transfer.md;
-  op->md = md->md;
-  op->op = transfer.op;
-  op->local_offset = transfer.local_offset;
-  op->length = transfer.length;
-  op->user_ptr = transfer.user_ptr;
-  op->ack_req = transfer.ack_req;
-  op->target = transfer.target;
-  op->pt_index = transfer.pt_index;
-  op->match_bits = transfer.match_bits;
-
-  auto message = std::make_unique<nic::Message>();
-  message->kind = transfer.op == Operation::Put ? nic::Message::Kind::Put : nic::Message::Kind::Get;
-  message->src_nid = rank.nid;
-  message->dst_nid = target.rank_or_nid;
-  message->dst_pid = target.pid;
-  message->ni_slot = ni->slot;
-  message->pt_index = transfer.pt_index;
-  message->hdr_data = transfer.hdr_data;
-  message->ack_req = transfer.ack_req;
-  message->header.op = transfer.op;
-  message->header.initiator = {rank.nid, rank.pid};
-  message->header.initiator_rank = rank.rank;
-  message->header.uid = rank.uid;
-  message->header.match_bits = transfer.match_bits;
-  message->header.rlength = transfer.length;
-  message->header.remote_offset = transfer.remote_offset;
-  message->op = std::move(op);
-  error = Status::Ok;
-  return message;
-}
-
-Reply Api::put(RankPortals& rank, const ipc::PutArgs& args)
-{
-  Transfer transfer{Operation::Put, args.md,        args.local_offset, args.length,   args.target,  args.pt_index,
-                    args.match_bits, args.remote_offset, args.user_ptr,   args.hdr_data, args.ack_req};
-  MemoryDescriptor* md = nullptr;
-  Status error;
-  auto message = prepare(rank, transfer, md, error);
-  if (not message)
-    return status(error);
-  const bool matching = rank.ni(message->ni_slot)->matching;
-
-  // How the payload reaches the NIC depends on its size (thesis 4.3.3):
-  // inline in the command, PIO (the CPU writes it), or DMA read by the NIC.
-  const uint64_t inline_limit =
-      static_cast<uint64_t>(matching ? options::inline_limit_matching() : options::inline_limit_plain());
-  const uint64_t pio_limit = static_cast<uint64_t>(matching ? options::pio_limit_matching() : options::pio_limit_plain());
-  uint64_t pio_bytes = 0;
-  const uint64_t address = md->md.start + args.local_offset;
-  if (args.length <= pio_limit) {
-    message->payload.resize(args.length);
-    if (args.inline_length == args.length && args.length <= ipc::kMaxInlinePayload)
-      std::memcpy(message->payload.data(), args.inline_payload, args.length);
-    else if (args.length > 0 && not job::read_rank_memory(rank.os_pid, address, message->payload.data(), args.length))
-      return status(Status::ArgInvalid);
-    if (args.length > inline_limit)
-      pio_bytes = args.length - inline_limit;
-  } else {
-    message->payload_captured = false;
-    message->needs_dma_read = true;
-    message->payload_address = address;
-    message->payload_pid = rank.os_pid;
-  }
-  md->operations_in_flight++;
-  rank.stats.bytes_sent += args.length;
-  world_.nics[rank.nid]->submit(std::move(message), pio_bytes);
-  return status(Status::Ok);
-}
-
-Reply Api::get(RankPortals& rank, const ipc::GetArgs& args)
-{
-  Transfer transfer{Operation::Get, args.md,        args.local_offset, args.length, args.target, args.pt_index,
-                    args.match_bits, args.remote_offset, args.user_ptr, 0,           ipc::AckRequest::None};
-  MemoryDescriptor* md = nullptr;
-  Status error;
-  auto message = prepare(rank, transfer, md, error);
-  if (not message)
-    return status(error);
-  md->operations_in_flight++;
-  world_.nics[rank.nid]->submit(std::move(message), 0); // a Get request is a header only
+  release_triggered(rank, *ni, *counter);
   return status(Status::Ok);
 }
 

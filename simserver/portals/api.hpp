@@ -7,8 +7,12 @@
 #include "../nic/message.hpp"
 #include "../world.hpp"
 
-#include <memory>
+#include "memory_region.hpp"
 #include "protocol.hpp"
+
+#include <memory>
+#include <optional>
+#include <span>
 
 namespace s4bxi::portals {
 
@@ -22,6 +26,28 @@ public:
   // Name of an operation, for logs and deadlock reports ("PtlEQWait").
   static const char* call_name(ipc::Op op);
 
+
+  // What every data movement call asks for (Put, Get, the atomics), as the
+  // program gave it.
+  struct Transfer {
+    Operation op = Operation::Put;
+    bool swap = false;                     // PtlSwap (op is FetchAtomic)
+    ipc::Handle put_md = ipc::kHandleNone; // data sent: Put and atomics
+    ipc::Handle get_md = ipc::kHandleNone; // data received: Get, FetchAtomic, Swap
+    uint64_t local_put_offset = 0;
+    uint64_t local_get_offset = 0;
+    uint64_t length = 0;
+    ipc::ProcessId target{}; // rank (logical NI) or nid/pid
+    uint32_t pt_index = 0;
+    uint64_t match_bits = 0;
+    uint64_t remote_offset = 0;
+    uint64_t user_ptr = 0;
+    uint64_t hdr_data = 0;
+    ipc::AckRequest ack_req = ipc::AckRequest::None;
+    ipc::AtomicOp atomic_op = ipc::AtomicOp::Min;
+    ipc::AtomicType atomic_type = ipc::AtomicType::Int8;
+    const unsigned char* operand = nullptr; // kMaxAtomicOperand bytes (Swap)
+  };
 private:
   ipc::Reply ni_init(RankPortals& rank, const ipc::NIInitArgs& args);
   ipc::Reply ni_fini(RankPortals& rank, ipc::Handle handle);
@@ -46,30 +72,36 @@ private:
   ipc::Reply ct_wait(RankPortals& rank, const ipc::CTWaitArgs& args);
   ipc::Reply ct_poll(RankPortals& rank, const ipc::PollArgs& args);
   ipc::Reply ct_update(RankPortals& rank, const ipc::CTUpdateArgs& args, bool increment);
-  // What Put and Get have in common, as the program asked for it.
-  struct Transfer {
-    Operation op;
-    ipc::Handle md;
-    uint64_t local_offset;
-    uint64_t length;
-    ipc::ProcessId target; // rank (logical NI) or nid/pid
-    uint32_t pt_index;
-    uint64_t match_bits;
-    uint64_t remote_offset;
-    uint64_t user_ptr;
-    uint64_t hdr_data;
-    ipc::AckRequest ack_req;
-  };
-  // Checks the arguments (PTL_ARG_INVALID in `error` if wrong) and builds the
-  // request message and the initiator's record of the operation.
-  std::unique_ptr<nic::Message> prepare(RankPortals& rank, const Transfer& transfer, MemoryDescriptor*& md,
-                                        ipc::Status& error);
+  static Transfer transfer_of(const ipc::PutArgs& args);
+  static Transfer transfer_of(const ipc::GetArgs& args);
+  static Transfer transfer_of(const ipc::AtomicArgs& args, Operation op, bool swap);
+  // Checks the arguments with the specification's error codes (`error` says
+  // which when it returns nullptr) and builds the request message with the
+  // initiator's record of the operation. Changes nothing.
+  std::unique_ptr<nic::Message> prepare(RankPortals& rank, const Transfer& transfer, ipc::Status& error);
+  // Sends a prepared message now: the payload goes inline, by PIO or by DMA
+  // as its size says; the MDs stay in use until the response.
+  ipc::Reply issue(RankPortals& rank, std::unique_ptr<nic::Message> message,
+                   std::span<const unsigned char> inline_payload = {});
   ipc::Reply put(RankPortals& rank, const ipc::PutArgs& args);
   ipc::Reply get(RankPortals& rank, const ipc::GetArgs& args);
+  ipc::Reply atomic(RankPortals& rank, const ipc::AtomicArgs& args, Operation op, bool swap);
+
+  // Triggered operations (api_triggered.cpp).
+  ipc::Reply triggered(RankPortals& rank, const Transfer& transfer, const ipc::TriggerArgs& trigger);
+  ipc::Reply triggered_put(RankPortals& rank, const ipc::TriggeredPutArgs& args);
+  ipc::Reply triggered_get(RankPortals& rank, const ipc::TriggeredGetArgs& args);
+  ipc::Reply triggered_atomic(RankPortals& rank, const ipc::TriggeredAtomicArgs& args, Operation op, bool swap);
+  ipc::Reply triggered_ct(RankPortals& rank, const ipc::TriggeredCTArgs& args, bool increment);
+  ipc::Reply ct_cancel_triggered(RankPortals& rank, ipc::Handle ct);
+
+  // List entries (api_lists.cpp).
+  ipc::Reply search(RankPortals& rank, const ipc::SearchArgs& args);
+  // Reads an I/O vector of `count` elements (at most max_iovecs).
+  static std::optional<MemoryRegion> load_vector(RankPortals& rank, const NetworkInterface& ni, uint64_t address,
+                                                 uint64_t count);
+
   ipc::Reply sleep(RankPortals& rank, double seconds);
-  // Reports the unexpected messages that a new priority entry matches (oldest
-  // first; only one for a use-once entry). True if the entry is used up.
-  bool report_unexpected(RankPortals& rank, NetworkInterface& ni, PortalTableEntry& pt, const ListEntry& entry);
 
   // Charges an empty poll; after many identical ones, blocks until `handle`'s
   // object changes (see DESIGN.md, "Polling").

@@ -11,7 +11,20 @@ namespace s4bxi::portals {
 double event_landing_time();
 
 // Both ignore kHandleNone and handles that no longer exist (freed meanwhile).
-void post_event(RankPortals& rank, NetworkInterface& ni, ipc::Handle eq, const ipc::Event& event);
+// `reserved`: the event uses the slot every EQ keeps for PTL_EVENT_PT_DISABLED,
+// so it is delivered even when the queue is full.
+void post_event(RankPortals& rank, NetworkInterface& ni, ipc::Handle eq, const ipc::Event& event,
+                bool reserved = false);
+// Adds to a counter, then releases the triggered operations that the new
+// count reaches.
 void post_counter(RankPortals& rank, NetworkInterface& ni, ipc::Handle ct, uint64_t success, uint64_t failure);
+void post_counter(RankPortals& rank, NetworkInterface& ni, CountingEvent& counter, uint64_t success,
+                  uint64_t failure);
+
+// True if `eq` names an existing EQ that has no room for one more event.
+bool eq_full(NetworkInterface& ni, ipc::Handle eq);
+
+// The counting event named by `ct` (of any NI of the rank), or nullptr.
+CountingEvent* find_counter(RankPortals& rank, ipc::Handle ct, NetworkInterface** ni_out = nullptr);
 
 } // namespace s4bxi::portals

@@ -9,8 +9,14 @@ using namespace ipc::option;
 bool entry_accepts(const ListEntry& entry, const IncomingHeader& header, bool logical_ni)
 {
   const auto& e = entry.entry;
-  const uint32_t needed = header.op == Operation::Put ? kEntryOpPut : kEntryOpGet;
-  if ((e.options & needed) == 0)
+  uint32_t needed = kEntryOpPut;
+  switch (header.op) {
+    case Operation::Put:
+    case Operation::Atomic: needed = kEntryOpPut; break;
+    case Operation::Get: needed = kEntryOpGet; break;
+    case Operation::FetchAtomic: needed = kEntryOpPut | kEntryOpGet; break;
+  }
+  if ((e.options & needed) != needed)
     return false;
   if (e.uid != kAnyId && e.uid != header.uid)
     return false;
@@ -35,6 +41,13 @@ std::optional<Placement> place(const ListEntry& entry, const IncomingHeader& hea
     return std::nullopt;
   placement.mlength = std::min(header.rlength, room);
   return placement;
+}
+
+uint64_t address_in(const ListEntry& entry, uint64_t offset)
+{
+  if ((entry.entry.options & kIovec) == 0)
+    return entry.entry.start + offset;
+  return entry.region.address_at(offset).value_or(0);
 }
 
 bool unlinks_after(const ListEntry& entry)

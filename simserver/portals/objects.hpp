@@ -2,15 +2,40 @@
 // Programs only ever see handles to these.
 #pragma once
 
+#include "memory_region.hpp"
 #include "protocol.hpp"
 #include "slot_table.hpp"
 
 #include <cstdint>
 #include <deque>
 #include <list>
+#include <map>
+#include <memory>
 #include <vector>
 
+namespace s4bxi::nic {
+class Nic;
+struct Message;
+} // namespace s4bxi::nic
+
 namespace s4bxi::portals {
+
+// What a request asks the target to do with its data. PtlSwap is a
+// FetchAtomic whose operation is a swap.
+enum class Operation { Put, Get, Atomic, FetchAtomic };
+
+// An operation waiting on a counting event (the PtlTriggered* calls): it is
+// released, by the NIC, when the counter's success + failure reaches
+// `threshold`.
+struct TriggeredOp {
+  enum class Kind { Message, CTInc, CTSet };
+  Kind kind = Kind::Message;
+  uint64_t threshold = 0;
+  uint64_t sequence = 0;                 // issue order, which breaks ties
+  std::shared_ptr<nic::Message> message; // Message: ready to go, payload read when it leaves
+  ipc::Handle ct = ipc::kHandleInvalid;  // CTInc, CTSet: the counter to update
+  ipc::CTEvent value{};
+};
 
 // An event becomes visible to the program once the NIC's PCIe write of it has
 // landed in host memory (`visible_at`, simulated seconds).
@@ -34,6 +59,9 @@ struct CountingEvent {
   };
   std::deque<Pending> pending;
 
+  // Pending triggered operations, by threshold then issue order.
+  std::vector<TriggeredOp> triggered;
+
   // Folds the increments that have landed by `now` into `value`.
   const ipc::CTEvent& at(double now)
   {
@@ -44,15 +72,30 @@ struct CountingEvent {
     }
     return value;
   }
+
+  // The count as the NIC knows it: increments on their way to host memory
+  // included (triggered operations live on the NIC).
+  [[nodiscard]] uint64_t nic_count() const
+  {
+    uint64_t count = value.success + value.failure;
+    for (const auto& increment : pending)
+      count += increment.delta.success + increment.delta.failure;
+    return count;
+  }
 };
 
+// With PTL_IOVEC, md.length is the total length of the vector's segments.
 struct MemoryDescriptor {
   ipc::MemoryDescriptor md{};
-  unsigned operations_in_flight = 0;
+  MemoryRegion region;
+  unsigned operations_in_flight = 0; // including pending triggered operations
 };
 
+// With PTL_IOVEC, entry.length is the total length of the vector's segments.
 struct ListEntry {
   ipc::ListEntry entry{};
+  MemoryRegion region;
+  uint64_t serial = 0; // unique per NI, unlike the slot index
   uint64_t user_ptr = 0;
   uint32_t pt_index = 0;
   ipc::ListKind list = ipc::ListKind::Priority;
@@ -65,7 +108,9 @@ struct ListEntry {
 // header, so that a later priority-list append matching it can report where
 // the data is (PTL_EVENT_PUT_OVERFLOW / GET_OVERFLOW).
 struct UnexpectedHeader {
-  bool is_put = true;
+  Operation op = Operation::Put;
+  ipc::AtomicOp atomic_op = ipc::AtomicOp::Min;
+  ipc::AtomicType atomic_type = ipc::AtomicType::Int8;
   uint64_t match_bits = 0;
   uint64_t rlength = 0;
   uint64_t mlength = 0;
@@ -75,6 +120,14 @@ struct UnexpectedHeader {
   ipc::ProcessId initiator{}; // (nid, pid)
   uint32_t initiator_rank = 0;
   uint32_t uid = 0;
+  uint64_t owner = 0; // serial of the overflow entry that holds the data
+};
+
+// An overflow entry that unlinked itself while unexpected headers still point
+// into its buffer: PTL_EVENT_AUTO_FREE is due when the last one goes.
+struct AwaitingFree {
+  uint64_t user_ptr = 0;
+  uint32_t options = 0;
 };
 
 struct PortalTableEntry {
@@ -85,6 +138,7 @@ struct PortalTableEntry {
   std::list<uint32_t> priority; // entry indices, in append order
   std::list<uint32_t> overflow;
   std::list<UnexpectedHeader> unexpected; // oldest first
+  std::map<uint64_t, AwaitingFree> awaiting_free; // by overflow entry serial
 };
 
 struct NetworkInterface {
@@ -100,6 +154,11 @@ struct NetworkInterface {
   SlotTable<MemoryDescriptor> mds;
   SlotTable<ListEntry> entries;
   uint64_t drop_count = 0;
+  nic::Nic* nic = nullptr;          // of the rank's node
+  uint64_t unexpected_headers = 0;  // over all portal table entries
+  uint64_t next_entry_serial = 1;
+  uint64_t next_trigger_sequence = 0;
+  uint64_t triggered_ops = 0;       // pending, over all counters of this NI
 };
 
 } // namespace s4bxi::portals

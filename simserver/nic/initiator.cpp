@@ -1,0 +1,126 @@
+// The initiator side of the NIC: what the responses bring back (Portals 4.1,
+// sections 3.13-3.15 and the MD options of 3.10): reply data into the get MD,
+// and the SEND, ACK and REPLY full and counting events as the acknowledgment
+// request and the MDs' options say.
+#include "nic.hpp"
+
+#include "../portals/event_delivery.hpp"
+
+namespace s4bxi::nic {
+
+using portals::Operation;
+using namespace ipc::option;
+
+namespace {
+
+bool is_atomic(Operation operation)
+{
+  return operation == Operation::Atomic || operation == Operation::FetchAtomic;
+}
+
+ipc::Event initiator_event(const InitiatorOp& op, ipc::EventKind kind, ipc::FailKind fail)
+{
+  ipc::Event event{};
+  event.type = kind;
+  event.user_ptr = op.user_ptr;
+  event.match_bits = op.match_bits;
+  event.pt_index = op.pt_index;
+  event.ni_fail_type = fail;
+  if (is_atomic(op.op)) {
+    event.atomic_operation = static_cast<uint8_t>(op.atomic_op);
+    event.atomic_type = static_cast<uint8_t>(op.atomic_type);
+  }
+  return event;
+}
+
+// A counting event of an MD: bytes on success when PTL_MD_EVENT_CT_BYTES
+// says so, otherwise one; a failure always counts one failure.
+void count(RankPortals& rank, portals::NetworkInterface& ni, const LocalBuffer& buffer, uint32_t option,
+           bool success, uint64_t bytes)
+{
+  if ((buffer.md.options & option) == 0)
+    return;
+  const uint64_t amount = (buffer.md.options & kMDEventCtBytes) != 0 ? bytes : 1;
+  portals::post_counter(rank, ni, buffer.md.ct, success ? amount : 0, success ? 0 : 1);
+}
+
+} // namespace
+
+void Nic::deliver_send_event(const InitiatorOp& op, ipc::FailKind fail)
+{
+  RankPortals& rank = world_.ranks[op.rank];
+  portals::NetworkInterface* ni = rank.ni(op.ni_slot);
+  if (ni == nullptr)
+    return;
+  const bool success = fail == ipc::FailKind::Ok;
+  const uint32_t options = op.put.md.options;
+  if ((options & kMDEventSendDisable) == 0 && not(success && (options & kMDEventSuccessDisable) != 0)) {
+    ipc::Event event = initiator_event(op, ipc::EventKind::Send, fail);
+    event.mlength = op.length;
+    event.rlength = op.length;
+    portals::post_event(rank, *ni, op.put.md.eq, event);
+  }
+  count(rank, *ni, op.put, kMDEventCtSend, success, op.length);
+}
+
+void Nic::handle_response(std::unique_ptr<Message> message)
+{
+  InitiatorOp& op = *message->op;
+  RankPortals& rank = world_.ranks[op.rank];
+  portals::NetworkInterface* ni = rank.alive ? rank.ni(op.ni_slot) : nullptr;
+  if (ni == nullptr)
+    return;
+  for (ipc::Handle handle : {op.put.handle, op.get.handle})
+    if (auto decoded = portals::decode_handle(handle))
+      if (auto* md = ni->mds.find(decoded->index); md != nullptr && md->operations_in_flight > 0)
+        md->operations_in_flight--;
+
+  // The SEND event of a payload too large to stay in the NIC comes with the
+  // response: the buffer was in use until then.
+  if (op.sends_data() && not op.send_event_sent)
+    deliver_send_event(op, message->fail);
+
+  if (message->kind == Message::Kind::GetResponse) {
+    ipc::FailKind fail = message->fail;
+    write_to_host(rank.os_pid, op.get.region, op.get.offset, message->payload, message->mlength, fail);
+    const bool success = fail == ipc::FailKind::Ok;
+    if (not(success && (op.get.md.options & kMDEventSuccessDisable) != 0)) {
+      ipc::Event event = initiator_event(op, ipc::EventKind::Reply, fail);
+      event.mlength = message->mlength;
+      event.rlength = op.length;
+      event.remote_offset = message->offset;
+      portals::post_event(rank, *ni, op.get.md.eq, event);
+    }
+    count(rank, *ni, op.get, kMDEventCtReply, success, message->mlength);
+    return;
+  }
+
+  // An acknowledgment: what the initiator asked for, unless the target's
+  // entry disabled it (then only the BXI-level ack came back).
+  if (not message->portals_ack)
+    return;
+  const ipc::FailKind fail = message->fail;
+  const bool success = fail == ipc::FailKind::Ok;
+  switch (op.ack_req) {
+    case ipc::AckRequest::Ack:
+      if (not(success && (op.put.md.options & kMDEventSuccessDisable) != 0)) {
+        ipc::Event event = initiator_event(op, ipc::EventKind::Ack, fail);
+        event.mlength = message->mlength;
+        event.rlength = op.length;
+        event.remote_offset = message->offset;
+        portals::post_event(rank, *ni, op.put.md.eq, event);
+      }
+      count(rank, *ni, op.put, kMDEventCtAck, success, message->mlength);
+      break;
+    case ipc::AckRequest::CtAck: count(rank, *ni, op.put, kMDEventCtAck, success, message->mlength); break;
+    case ipc::AckRequest::OcAck:
+      // Operation completed: says the target is done with the message, not
+      // what it did with it, and counts operations only.
+      if ((op.put.md.options & kMDEventCtAck) != 0)
+        portals::post_counter(rank, *ni, op.put.md.ct, 1, 0);
+      break;
+    case ipc::AckRequest::None: break;
+  }
+}
+
+} // namespace s4bxi::nic

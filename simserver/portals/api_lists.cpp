@@ -1,0 +1,120 @@
+// PtlMEAppend/PtlLEAppend, PtlMEUnlink/PtlLEUnlink, PtlMESearch/PtlLESearch.
+#include "api.hpp"
+
+#include "api_internal.hpp"
+#include "event_delivery.hpp"
+#include "lists.hpp"
+
+namespace s4bxi::portals {
+
+using detail::find_ni;
+using detail::status;
+using detail::valid_optional;
+using ipc::Reply;
+using ipc::Status;
+using namespace ipc::option;
+
+Reply Api::append(RankPortals& rank, const ipc::AppendArgs& args)
+{
+  NetworkInterface* ni = find_ni(rank, args.ni);
+  if (ni == nullptr || ni->matching != (args.is_matching != 0) || args.pt_index >= ni->portal_table.size() ||
+      not ni->portal_table[args.pt_index].allocated || not valid_optional(rank, args.entry.ct, HandleKind::CT, ni->slot) ||
+      (args.list != ipc::ListKind::Priority && args.list != ipc::ListKind::Overflow))
+    return status(Status::ArgInvalid);
+  auto& pt = ni->portal_table[args.pt_index];
+  auto& list = args.list == ipc::ListKind::Priority ? pt.priority : pt.overflow;
+  if (list.size() >= static_cast<size_t>(ni->limits.max_list_size))
+    return status(Status::ListTooLong);
+  ListEntry entry;
+  entry.entry = args.entry;
+  if ((args.entry.options & kIovec) != 0) {
+    auto region = load_vector(rank, *ni, args.entry.start, args.entry.length);
+    if (not region)
+      return status(Status::ArgInvalid);
+    entry.region = std::move(*region);
+    entry.entry.length = entry.region.length();
+  } else {
+    entry.region = MemoryRegion::contiguous(args.entry.start, args.entry.length);
+  }
+  entry.user_ptr = args.user_ptr;
+  entry.pt_index = args.pt_index;
+  entry.list = args.list;
+  entry.matching = args.is_matching != 0;
+  entry.serial = ni->next_entry_serial++;
+  auto index = ni->entries.insert(std::move(entry));
+  if (not index)
+    return status(Status::NoSpace);
+  const ListEntry& linked = *ni->entries.find(*index);
+  Reply reply = status(Status::Ok);
+  reply.result.handle = encode_handle(linked.matching ? HandleKind::ME : HandleKind::LE, ni->slot, *index);
+  if (args.list == ipc::ListKind::Priority &&
+      walk_unexpected(rank, *ni, pt, args.pt_index, linked, UnexpectedWalk::Append) > 0 &&
+      (args.entry.options & kEntryUseOnce) != 0) {
+    // A use-once entry spent its one use on a message that had already
+    // arrived: it is never linked (its handle is already stale), but it is
+    // unlinked as far as events go.
+    if ((args.entry.options & kEntryEventUnlinkDisable) == 0) {
+      ipc::Event event{};
+      event.type = ipc::EventKind::AutoUnlink;
+      event.user_ptr = args.user_ptr;
+      event.pt_index = args.pt_index;
+      post_event(rank, *ni, pt.eq, event);
+    }
+    ni->entries.erase(*index);
+    return reply;
+  }
+  list.push_back(*index);
+  if ((args.entry.options & kEntryEventLinkDisable) == 0) {
+    ipc::Event event{};
+    event.type = ipc::EventKind::Link;
+    event.user_ptr = args.user_ptr;
+    event.pt_index = args.pt_index;
+    post_event(rank, *ni, pt.eq, event);
+  }
+  return reply;
+}
+
+Reply Api::unlink(RankPortals& rank, ipc::Handle handle)
+{
+  auto decoded = decode_handle(handle);
+  if (not decoded || (decoded->kind != HandleKind::ME && decoded->kind != HandleKind::LE))
+    return status(Status::ArgInvalid);
+  NetworkInterface* ni = rank.ni(decoded->ni);
+  ListEntry* entry = ni ? ni->entries.find(decoded->index) : nullptr;
+  if (entry == nullptr)
+    return status(Status::ArgInvalid);
+  auto& pt = ni->portal_table[entry->pt_index];
+  (entry->list == ipc::ListKind::Priority ? pt.priority : pt.overflow).remove(decoded->index);
+  ni->entries.erase(decoded->index);
+  return status(Status::Ok);
+}
+
+Reply Api::search(RankPortals& rank, const ipc::SearchArgs& args)
+{
+  NetworkInterface* ni = find_ni(rank, args.ni);
+  if (ni == nullptr || ni->matching != (args.is_matching != 0) || args.pt_index >= ni->portal_table.size() ||
+      not ni->portal_table[args.pt_index].allocated || not valid_optional(rank, args.entry.ct, HandleKind::CT, ni->slot) ||
+      (args.op != ipc::SearchOp::Only && args.op != ipc::SearchOp::Delete))
+    return status(Status::ArgInvalid);
+  auto& pt = ni->portal_table[args.pt_index];
+  // The same walk as a priority append, with an entry that is never linked
+  // (so its buffer, I/O vector or not, is never looked at).
+  ListEntry entry;
+  entry.entry = args.entry;
+  entry.user_ptr = args.user_ptr;
+  entry.pt_index = args.pt_index;
+  entry.matching = args.is_matching != 0;
+  const auto walk = args.op == ipc::SearchOp::Only ? UnexpectedWalk::SearchOnly : UnexpectedWalk::SearchDelete;
+  if (walk_unexpected(rank, *ni, pt, args.pt_index, entry, walk) == 0 &&
+      (args.entry.options & kEntryEventCommDisable) == 0) {
+    ipc::Event event{};
+    event.type = ipc::EventKind::Search;
+    event.ni_fail_type = ipc::FailKind::NoMatch;
+    event.user_ptr = args.user_ptr;
+    event.pt_index = args.pt_index;
+    post_event(rank, *ni, pt.eq, event);
+  }
+  return status(Status::Ok);
+}
+
+} // namespace s4bxi::portals
