@@ -5,6 +5,11 @@
 // A value that has no name in the ABI cannot be encoded: the conversions
 // report it, and the caller answers PTL_ARG_INVALID without a round trip.
 // Everything that can be encoded is sent, and the server judges it.
+//
+// The library is built once per binary flavour of portals4.h (include/bxi or
+// include/sandia first on the include path); these helpers compile against
+// either, and differ only where the two ABIs differ in kind, not in numbers:
+// handle width, the "none" handles, wildcard values and optional names.
 #pragma once
 
 #include "portals4.h"
@@ -13,17 +18,61 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <type_traits>
+
+#if defined(S4BXI_PORTALS4_ABI_BXI) == defined(S4BXI_PORTALS4_ABI_SANDIA)
+#error "portals4.h must be one of the emulator's two flavours (include/bxi or include/sandia)"
+#endif
 
 namespace s4bxi::preload::abi {
 
+#ifdef S4BXI_PORTALS4_ABI_BXI
+inline constexpr bool kBxiAbi = true;
+#else
+inline constexpr bool kBxiAbi = false;
+#endif
+
 // ---- handles ---------------------------------------------------------------
-// The "none" constants are distinct per object kind in the ABI; only the
-// matching one means "none" (a PTL_CT_NONE given as an EQ stays an invalid
-// value for the server to reject).
+// A handle the program holds is the server's 32-bit handle: the value itself
+// in the Sandia ABI, widened to a pointer in the BXI ABI (the server never
+// issues 0, so a handle is never NULL). A value the server cannot have issued
+// (upper bits set, the protocol's reserved values) travels as invalid.
+//
+// In the Sandia ABI the "none" constants are distinct per object kind; only
+// the matching one means "none" (a PTL_CT_NONE given as an EQ stays an
+// invalid value for the server to reject). In the BXI ABI every "none" and
+// PTL_INVALID_HANDLE are NULL: NULL means "none" where the call accepts one
+// (eq_to_wire, ct_to_wire) and is invalid elsewhere.
+
+inline constexpr bool kPointerHandles = std::is_pointer_v<ptl_handle_any_t>;
+
+// Templates, so that only the branch of this ABI's handle type is compiled.
+template <class AbiHandle>
+inline uint64_t handle_bits(AbiHandle handle)
+{
+  if constexpr (std::is_pointer_v<AbiHandle>)
+    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(handle));
+  else
+    return static_cast<uint64_t>(handle);
+}
+
+template <class AbiHandle>
+inline AbiHandle handle_of_bits(uint32_t bits)
+{
+  if constexpr (std::is_pointer_v<AbiHandle>)
+    return reinterpret_cast<AbiHandle>(static_cast<uintptr_t>(bits));
+  else
+    return static_cast<AbiHandle>(bits);
+}
 
 inline ipc::Handle handle_to_wire(ptl_handle_any_t handle)
 {
-  return handle == PTL_INVALID_HANDLE ? ipc::kHandleInvalid : handle;
+  if (handle == PTL_INVALID_HANDLE)
+    return ipc::kHandleInvalid;
+  const uint64_t bits = handle_bits(handle);
+  if (bits > UINT32_MAX or bits == ipc::kHandleNone)
+    return ipc::kHandleInvalid;
+  return static_cast<ipc::Handle>(bits);
 }
 
 inline ipc::Handle eq_to_wire(ptl_handle_eq_t handle)
@@ -43,7 +92,66 @@ inline ptl_handle_any_t handle_from_wire(ipc::Handle handle, ptl_handle_any_t no
     return none;
   if (handle == ipc::kHandleInvalid)
     return PTL_INVALID_HANDLE;
-  return handle;
+  return handle_of_bits<ptl_handle_any_t>(handle);
+}
+
+// ---- identifiers and wildcards ---------------------------------------------
+// The wildcards as the protocol carries them (the server's matching and
+// PtlNIInit compare with these values). Each ABI names its own: in the BXI
+// ABI, PTL_NID_ANY and PTL_PID_ANY are 0 and PTL_RANK_ANY is 0x7fffff.
+inline constexpr uint32_t kWireRankAny = 0xFFFFFFFFU;
+inline constexpr uint32_t kWireNidAny = 0xFFFFU;
+inline constexpr uint32_t kWirePidAny = 0xFFFFU;
+inline constexpr uint32_t kWireUidAny = 0xFFFFFFFFU;
+
+// The requested pid of PtlNIInit.
+inline uint32_t pid_to_wire(ptl_pid_t pid)
+{
+  return pid == static_cast<ptl_pid_t>(PTL_PID_ANY) ? kWirePidAny : static_cast<uint32_t>(pid);
+}
+
+// The requested index of PtlPTAlloc.
+inline uint32_t pt_index_to_wire(ptl_pt_index_t index)
+{
+  return index == static_cast<ptl_pt_index_t>(PTL_PT_ANY) ? ipc::kAnyPtIndex : static_cast<uint32_t>(index);
+}
+
+inline uint32_t uid_to_wire(ptl_uid_t uid)
+{
+  return uid == static_cast<ptl_uid_t>(PTL_UID_ANY) ? kWireUidAny : static_cast<uint32_t>(uid);
+}
+
+// How an entry's match_id is read depends on the NI: a rank on a logical NI,
+// a (nid, pid) pair on a physical one. The caller says which when it knows
+// (see ni_addressing.hpp); otherwise each word gets the wildcard reading that
+// cannot be a real identifier of the other kind.
+enum class Addressing { Logical, Physical, Unknown };
+
+inline ipc::ProcessId match_id_to_wire(const ptl_process_t& id, Addressing addressing)
+{
+  const uint32_t word = id.phys.nid; // overlays id.rank in both ABIs
+  const bool rank_any = word == static_cast<uint32_t>(PTL_RANK_ANY);
+  const bool nid_any = word == static_cast<uint32_t>(PTL_NID_ANY);
+  const bool pid_any = id.phys.pid == static_cast<ptl_pid_t>(PTL_PID_ANY);
+  ipc::ProcessId out{word, pid_any ? kWirePidAny : static_cast<uint32_t>(id.phys.pid)};
+  switch (addressing) {
+  case Addressing::Logical:
+    if (rank_any)
+      out.rank_or_nid = kWireRankAny;
+    break;
+  case Addressing::Physical:
+    if (nid_any)
+      out.rank_or_nid = kWireNidAny;
+    break;
+  case Addressing::Unknown:
+    // PTL_RANK_ANY is no real node id in either ABI; PTL_NID_ANY is rank 0
+    // in the BXI ABI (and already the protocol's value in the Sandia one),
+    // so without knowing the NI it stays what it is.
+    if (rank_any)
+      out.rank_or_nid = kWireRankAny;
+    break;
+  }
+  return out;
 }
 
 // ---- return codes ------------------------------------------------------------
@@ -82,8 +190,10 @@ inline constexpr BitName kPTBits[] = {
     {PTL_PT_ONLY_USE_ONCE, ipc::option::kPTOnlyUseOnce},
     {PTL_PT_ONLY_TRUNCATE, ipc::option::kPTOnlyTruncate},
     {PTL_PT_FLOWCTRL, ipc::option::kPTFlowControl},
+#ifdef PTL_PT_MATCH_UNORDERED // not in the BXI ABI
     // A hint that matching may ignore order; matching in order honours it.
     {PTL_PT_MATCH_UNORDERED, 0},
+#endif
 };
 
 inline constexpr BitName kMDBits[] = {
@@ -100,6 +210,11 @@ inline constexpr BitName kMDBits[] = {
 
 // MEs and LEs share their first bit names; the last three exist only for
 // MEs, so on an LE they are bits without a name.
+inline constexpr unsigned int kLEOptionNames =
+    PTL_IOVEC | PTL_LE_OP_PUT | PTL_LE_OP_GET | PTL_LE_USE_ONCE | PTL_LE_ACK_DISABLE | PTL_LE_UNEXPECTED_HDR_DISABLE |
+    PTL_LE_IS_ACCESSIBLE | PTL_LE_EVENT_LINK_DISABLE | PTL_LE_EVENT_COMM_DISABLE | PTL_LE_EVENT_FLOWCTRL_DISABLE |
+    PTL_LE_EVENT_SUCCESS_DISABLE | PTL_LE_EVENT_OVER_DISABLE | PTL_LE_EVENT_UNLINK_DISABLE | PTL_LE_EVENT_CT_COMM |
+    PTL_LE_EVENT_CT_OVERFLOW | PTL_LE_EVENT_CT_BYTES;
 inline constexpr BitName kMEBits[] = {
     {PTL_IOVEC, ipc::option::kIovec},
     {PTL_ME_OP_PUT, ipc::option::kEntryOpPut},
@@ -125,14 +240,14 @@ inline constexpr std::span<const BitName> kLEBits = std::span(kMEBits).first(std
 static_assert(
     [] {
       for (const BitName& name : kMEBits) {
-        bool le_name = (name.abi & ~static_cast<unsigned int>(PTL_LE_APPEND_OPTIONS_MASK)) == 0;
+        bool le_name = (name.abi & ~kLEOptionNames) == 0;
         bool in_le_table = &name < kMEBits + kLEBits.size();
         if (le_name != in_le_table)
           return false;
       }
       return true;
     }(),
-    "kLEBits must be exactly the names that PTL_LE_APPEND_OPTIONS_MASK allows");
+    "kLEBits must be exactly the LE option names");
 
 // Empty when `options` has a bit that the table does not name.
 inline std::optional<uint32_t> options_to_wire(unsigned int options, std::span<const BitName> names)
@@ -154,7 +269,8 @@ inline std::optional<uint32_t> options_to_wire(unsigned int options, std::span<c
 // anything.
 inline std::optional<uint32_t> ni_options_to_wire(unsigned int options)
 {
-  if ((options & ~static_cast<unsigned int>(PTL_NI_INIT_OPTIONS_MASK)) != 0)
+  constexpr unsigned int kNames = PTL_NI_MATCHING | PTL_NI_NO_MATCHING | PTL_NI_LOGICAL | PTL_NI_PHYSICAL;
+  if ((options & ~kNames) != 0)
     return std::nullopt;
   bool matching = (options & PTL_NI_MATCHING) != 0;
   bool logical = (options & PTL_NI_LOGICAL) != 0;
@@ -185,9 +301,14 @@ inline std::optional<ipc::AckRequest> ack_to_wire(ptl_ack_req_t ack)
   }
 }
 
+// PTL_TIME_FOREVER is 0xffffffff (unsigned) in the Sandia ABI and -1 (long)
+// in the BXI ABI, where any negative timeout waits forever as well.
 inline int64_t timeout_to_wire(ptl_time_t timeout_ms)
 {
-  return timeout_ms == PTL_TIME_FOREVER ? -1 : static_cast<int64_t>(timeout_ms);
+  if (timeout_ms == PTL_TIME_FOREVER)
+    return -1;
+  const int64_t value = static_cast<int64_t>(timeout_ms);
+  return value < 0 ? -1 : value;
 }
 
 inline ptl_event_kind_t event_kind_from_wire(ipc::EventKind kind)
@@ -317,8 +438,8 @@ inline ptl_event_t event_from_wire(const ipc::Event& event)
   out.ni_fail_type = fail_from_wire(event.ni_fail_type);
   // No atomic operation reaches the protocol yet; these carry the ABI's
   // numbering when they do.
-  out.atomic_operation = event.atomic_operation;
-  out.atomic_type = event.atomic_type;
+  out.atomic_operation = static_cast<ptl_op_t>(event.atomic_operation);
+  out.atomic_type = static_cast<ptl_datatype_t>(event.atomic_type);
   return out;
 }
 

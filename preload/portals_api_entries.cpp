@@ -2,6 +2,7 @@
 // The descriptors are copied into the request: the server keeps them, and the
 // program may reuse its own struct as soon as the call returns.
 #include "export.hpp"
+#include "ni_addressing.hpp"
 #include "portals_api_forward.hpp"
 
 using namespace s4bxi;
@@ -61,7 +62,7 @@ S4BXI_EXPORT int PtlPTAlloc(ptl_handle_ni_t ni_handle, unsigned int options, ptl
   args.ni = abi::handle_to_wire(ni_handle);
   args.options = *wire_options;
   args.eq = abi::eq_to_wire(eq_handle);
-  args.requested_index = pt_index_req == PTL_PT_ANY ? ipc::kAnyPtIndex : pt_index_req;
+  args.requested_index = abi::pt_index_to_wire(pt_index_req);
   ipc::Reply reply;
   int rc = api::forward(request, reply);
   if (rc == PTL_OK)
@@ -129,8 +130,8 @@ S4BXI_EXPORT int PtlMEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index,
   entry.match_bits = me->match_bits;
   entry.ignore_bits = me->ignore_bits;
   entry.min_free = me->min_free;
-  entry.match_id = abi::process_to_wire(me->match_id);
-  entry.uid = me->uid;
+  entry.match_id = abi::match_id_to_wire(me->match_id, ni_addressing::of(abi::handle_to_wire(ni_handle)));
+  entry.uid = abi::uid_to_wire(me->uid);
   entry.options = *wire_options;
   entry.ct = abi::ct_to_wire(me->ct_handle);
   return append(ni_handle, pt_index, entry, ptl_list, true, user_ptr, me_handle);
@@ -154,8 +155,8 @@ S4BXI_EXPORT int PtlLEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index,
   ipc::ListEntry entry{};
   entry.start = abi::address_of(le->start);
   entry.length = le->length;
-  entry.match_id = ipc::ProcessId{PTL_RANK_ANY, PTL_PID_ANY}; // an LE matches any initiator
-  entry.uid = le->uid;
+  entry.match_id = ipc::ProcessId{abi::kWireRankAny, abi::kWirePidAny}; // an LE matches any initiator
+  entry.uid = abi::uid_to_wire(le->uid);
   entry.options = *wire_options;
   entry.ct = abi::ct_to_wire(le->ct_handle);
   return append(ni_handle, pt_index, entry, ptl_list, false, user_ptr, le_handle);

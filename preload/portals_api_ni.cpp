@@ -1,6 +1,7 @@
 // Library and network-interface calls: initialisation, NI setup, identity,
 // logical map.
 #include "export.hpp"
+#include "ni_addressing.hpp"
 #include "portals_api_forward.hpp"
 
 using namespace s4bxi;
@@ -48,7 +49,7 @@ S4BXI_EXPORT int PtlNIInit(ptl_interface_t iface, unsigned int options, ptl_pid_
   auto& args = request.args.ni_init;
   args.iface = iface;
   args.options = *wire_options;
-  args.requested_pid = pid;
+  args.requested_pid = abi::pid_to_wire(pid);
   args.has_desired = desired != nullptr ? 1 : 0;
   if (desired != nullptr)
     args.desired = abi::limits_to_wire(*desired);
@@ -57,6 +58,7 @@ S4BXI_EXPORT int PtlNIInit(ptl_interface_t iface, unsigned int options, ptl_pid_
   if (rc == PTL_OK) {
     // The reply's result holds the limits; the NI handle comes in `which`.
     *ni_handle = abi::handle_from_wire(reply.which);
+    ni_addressing::remember(reply.which, (*wire_options & ipc::option::kNILogical) != 0);
     if (actual != nullptr)
       *actual = abi::limits_from_wire(reply.result.limits);
   }
