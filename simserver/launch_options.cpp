@@ -11,7 +11,25 @@ bool parse_count(const std::string& text, unsigned& value)
   return ec == std::errc() && end == text.data() + text.size() && value > 0;
 }
 
+std::optional<Abi> parse_abi(const std::string& text)
+{
+  for (Abi abi : {Abi::Auto, Abi::Bxi, Abi::Sandia})
+    if (text == abi_name(abi))
+      return abi;
+  return std::nullopt;
+}
+
 } // namespace
+
+const char* abi_name(Abi abi)
+{
+  switch (abi) {
+  case Abi::Auto: return "auto";
+  case Abi::Bxi: return "bxi";
+  case Abi::Sandia: return "sandia";
+  }
+  return "auto";
+}
 
 std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>& args, std::string& error)
 {
@@ -49,6 +67,8 @@ std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>
       options.help_cfg = true;
     } else if (arg == "--version") {
       options.version = true;
+    } else if (arg == "-v" || arg == "--verbose") {
+      options.verbose = true;
     } else if (value_of(arg, "-n", value) || value_of(arg, "-np", value) || value_of(arg, "--ranks", value)) {
       if (not error.empty())
         return std::nullopt;
@@ -66,6 +86,15 @@ std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>
       options.report_path = value;
     } else if (value_of(arg, "--preload-library", value)) {
       options.preload_library = value;
+    } else if (value_of(arg, "--abi", value)) {
+      if (not error.empty())
+        return std::nullopt;
+      auto abi = parse_abi(value);
+      if (not abi) {
+        error = "the ABI '" + value + "' is unknown (use --abi auto, bxi or sandia)";
+        return std::nullopt;
+      }
+      options.abi = *abi;
     } else if (value_of(arg, "--cfg", value)) {
       options.simgrid_args.push_back("--cfg=" + value);
     } else if (value_of(arg, "--log", value)) {
@@ -96,6 +125,10 @@ std::vector<std::string> to_arguments(const LaunchOptions& options)
     args.push_back("--report=" + options.report_path);
   if (not options.preload_library.empty())
     args.push_back("--preload-library=" + options.preload_library);
+  if (options.abi != Abi::Auto)
+    args.push_back(std::string("--abi=") + abi_name(options.abi));
+  if (options.verbose)
+    args.emplace_back("--verbose");
   for (const auto& arg : options.simgrid_args)
     args.push_back(arg);
   if (options.help_cfg)
@@ -118,6 +151,13 @@ std::string usage_text()
          "  --report FILE          write a JSON report of the run\n"
          "  --cfg=NAME:VALUE       set a model or SimGrid option (s4bxi/... options: --help-cfg)\n"
          "  --log=CATEGORY.thres:LEVEL  SimGrid logging, e.g. --log=s4bxi_nic.thres:debug\n"
+         "  --abi auto|bxi|sandia  the portals4.h the program was compiled against: BXI's\n"
+         "                         (pointer handles) or Sandia's reference one (32-bit\n"
+         "                         handles, also the emulator's default portals4.h).\n"
+         "                         auto (default) reads it from the program's debug\n"
+         "                         information, else from the calls it makes, else\n"
+         "                         takes sandia, and then says so\n"
+         "  -v, --verbose          say which ABI was chosen and why\n"
          "  --help-cfg             list the model options with their defaults\n"
          "  -h, --help             this help\n"
          "  --version              print the version\n\n"

@@ -8,6 +8,14 @@
 
 namespace s4bxi {
 
+// Which binary flavour of libportals the ranks get (README, "Binary
+// compatibility"): the ABI the program was compiled against, or `Auto` to
+// let the launcher read it from the program.
+enum class Abi { Auto, Bxi, Sandia };
+
+// "auto", "bxi", "sandia".
+const char* abi_name(Abi abi);
+
 struct LaunchOptions {
   unsigned ranks = 1;
   std::string platform;                  // fattree: spec or XML path; empty: the default platform
@@ -15,6 +23,8 @@ struct LaunchOptions {
   std::vector<std::string> simgrid_args; // --cfg=... and --log=..., in command-line order
   std::vector<std::string> program;      // program and its arguments
   std::string preload_library;           // given by the launcher to the server
+  Abi abi = Abi::Auto;                   // --abi
+  bool verbose = false;                  // --verbose: the launcher says what it decided
   bool help = false;
   bool help_cfg = false;
   bool version = false;

@@ -1,5 +1,6 @@
 // s4bxi-run: checks the command line and the program, then becomes the server
 // (exec, same pid), which starts the ranks as its children.
+#include "abi_detect.hpp"
 #include "launch_options.hpp"
 
 #include <cerrno>
@@ -90,6 +91,27 @@ void refuse_static_executable(const fs::path& program)
          "rebuild it as a dynamically linked executable (without -static)");
 }
 
+// The flavour of lib/libportals.so.4 and include/portals4.h (preload/).
+constexpr s4bxi::Abi kDefaultAbi = s4bxi::Abi::Sandia;
+
+// The flavour of libportals the ranks get, and the one line that says so when
+// the launcher had to guess (or was asked to tell).
+s4bxi::Abi choose_abi(const s4bxi::LaunchOptions& options, const fs::path& program)
+{
+  if (options.abi != s4bxi::Abi::Auto) {
+    if (options.verbose)
+      std::fprintf(stderr, "s4bxi-run: ABI %s (--abi %s)\n", s4bxi::abi_name(options.abi),
+                   s4bxi::abi_name(options.abi));
+    return options.abi;
+  }
+  s4bxi::launcher::AbiEvidence evidence = s4bxi::launcher::detect_abi(program, kDefaultAbi);
+  // A guess about a Portals program is worth a line: if it is wrong, the run
+  // fails in ways that do not point at the ABI.
+  if (options.verbose or (evidence.calls_portals and not evidence.from_types))
+    std::fprintf(stderr, "s4bxi-run: ABI %s\n", evidence.reason.c_str());
+  return evidence.abi;
+}
+
 fs::path own_directory()
 {
   char buffer[PATH_MAX];
@@ -118,14 +140,15 @@ int main(int argc, char** argv)
   }
   const fs::path bin = own_directory();
   const fs::path server = bin / "s4bxi-simserver";
-  const fs::path preload = bin.parent_path() / "lib" / "libportals.so.4";
   if (not is_executable_file(server))
     fail("the server '" + server.string() + "' is missing; reinstall the emulator");
   if (not options->help_cfg) {
-    if (not fs::exists(preload))
-      fail("the preload library '" + preload.string() + "' is missing; reinstall the emulator");
     fs::path program = resolve_program(options->program[0]);
     refuse_static_executable(program);
+    const s4bxi::Abi abi = choose_abi(*options, program);
+    const fs::path preload = bin.parent_path() / "lib" / s4bxi::abi_name(abi) / "libportals.so.4";
+    if (not fs::exists(preload))
+      fail("the preload library '" + preload.string() + "' is missing; reinstall the emulator");
     options->program[0] = program.string();
     options->preload_library = preload.string();
   }

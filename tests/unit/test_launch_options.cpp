@@ -62,3 +62,46 @@ TEST(LaunchOptions, ServerArgumentsParseBackToTheSameOptions)
   EXPECT_EQ(again->simgrid_args, options->simgrid_args);
   EXPECT_EQ(again->program, options->program);
 }
+
+TEST(LaunchOptions, AbiIsAutoUnlessGiven)
+{
+  std::string error;
+  auto options = parse({"prog"}, error);
+  ASSERT_TRUE(options) << error;
+  EXPECT_EQ(options->abi, s4bxi::Abi::Auto);
+  EXPECT_FALSE(options->verbose);
+  options = parse({"--abi", "bxi", "-v", "prog"}, error);
+  ASSERT_TRUE(options) << error;
+  EXPECT_EQ(options->abi, s4bxi::Abi::Bxi);
+  EXPECT_TRUE(options->verbose);
+  options = parse({"--abi=sandia", "--verbose", "prog"}, error);
+  ASSERT_TRUE(options) << error;
+  EXPECT_EQ(options->abi, s4bxi::Abi::Sandia);
+  EXPECT_TRUE(options->verbose);
+  options = parse({"--abi=auto", "prog", "--abi", "bxi"}, error);
+  ASSERT_TRUE(options) << error;
+  EXPECT_EQ(options->abi, s4bxi::Abi::Auto) << "options after the program are the program's";
+}
+
+TEST(LaunchOptions, UnknownAbiIsOneSentence)
+{
+  std::string error;
+  EXPECT_FALSE(parse({"--abi", "BXI", "prog"}, error));
+  EXPECT_EQ(error, "the ABI 'BXI' is unknown (use --abi auto, bxi or sandia)");
+  EXPECT_FALSE(parse({"--abi"}, error));
+  EXPECT_NE(error.find("--abi needs a value"), std::string::npos);
+}
+
+TEST(LaunchOptions, AbiAndVerbosityReachTheServer)
+{
+  std::string error;
+  auto options = parse({"--abi", "bxi", "-v", "prog"}, error);
+  ASSERT_TRUE(options) << error;
+  options->preload_library = "/x/lib/bxi/libportals.so.4";
+  auto again = parse(s4bxi::to_arguments(*options), error);
+  ASSERT_TRUE(again) << error;
+  EXPECT_EQ(again->abi, s4bxi::Abi::Bxi);
+  EXPECT_TRUE(again->verbose);
+  EXPECT_EQ(again->preload_library, "/x/lib/bxi/libportals.so.4");
+  EXPECT_STREQ(s4bxi::abi_name(s4bxi::Abi::Sandia), "sandia");
+}
