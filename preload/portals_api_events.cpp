@@ -1,5 +1,6 @@
 // Event queues and counting events. Waits and polls block in the server, in
 // simulated time; the preload only waits for the reply.
+#include "abi_convert_atomics.hpp"
 #include "export.hpp"
 #include "portals_api_forward.hpp"
 
@@ -26,7 +27,7 @@ int eq_get(Op op, ptl_handle_eq_t eq_handle, ptl_event_t* event)
   ipc::Reply reply;
   int rc = api::forward(request, reply);
   if (carries_event(rc))
-    *event = abi::event_from_wire(reply.result.event);
+    *event = abi::event_with_atomics_from_wire(reply.result.event);
   return rc;
 }
 
@@ -83,7 +84,7 @@ S4BXI_EXPORT int PtlEQPoll(const ptl_handle_eq_t* eq_handles, unsigned int size,
   ipc::Reply reply;
   int rc = api::forward(request, reply);
   if (carries_event(rc)) {
-    *event = abi::event_from_wire(reply.result.event);
+    *event = abi::event_with_atomics_from_wire(reply.result.event);
     *which = reply.which;
   }
   return rc;
@@ -187,6 +188,42 @@ S4BXI_EXPORT int PtlCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct)
 S4BXI_EXPORT int PtlCTInc(ptl_handle_ct_t ct_handle, ptl_ct_event_t increment)
 {
   return ct_update(Op::CTInc, ct_handle, increment);
+}
+
+namespace {
+
+int triggered_ct_update(Op op, ptl_handle_ct_t ct_handle, const ptl_ct_event_t& value, ptl_handle_ct_t trig_ct_handle,
+                        ptl_size_t threshold)
+{
+  if (not client::attached())
+    return api::not_attached();
+  ipc::Request request = api::request_for(op);
+  request.args.triggered_ct.update.ct = abi::ct_to_wire(ct_handle);
+  request.args.triggered_ct.update.value = abi::ct_event_to_wire(value);
+  request.args.triggered_ct.trigger = {abi::ct_to_wire(trig_ct_handle), 0, threshold};
+  ipc::Reply reply;
+  return api::forward(request, reply);
+}
+
+} // namespace
+
+// The NIC keeps these with trig_ct_handle and applies them when its count
+// reaches the threshold.
+S4BXI_EXPORT int PtlTriggeredCTInc(ptl_handle_ct_t ct_handle, ptl_ct_event_t increment, ptl_handle_ct_t trig_ct_handle,
+                                   ptl_size_t threshold)
+{
+  return triggered_ct_update(Op::TriggeredCTInc, ct_handle, increment, trig_ct_handle, threshold);
+}
+
+S4BXI_EXPORT int PtlTriggeredCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct, ptl_handle_ct_t trig_ct_handle,
+                                   ptl_size_t threshold)
+{
+  return triggered_ct_update(Op::TriggeredCTSet, ct_handle, new_ct, trig_ct_handle, threshold);
+}
+
+S4BXI_EXPORT int PtlCTCancelTriggered(ptl_handle_ct_t ct_handle)
+{
+  return api::forward_handle(Op::CTCancelTriggered, abi::ct_to_wire(ct_handle));
 }
 
 } // extern "C"

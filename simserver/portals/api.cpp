@@ -109,8 +109,12 @@ template <class Check> bool block_until(RankPortals& rank, double deadline, Chec
       return false;
     double wake = std::min(r.next_landing, deadline);
     rank.expect_long_wait();
-    if (std::isinf(wake)) {
-      rank.changed->wait(lock);
+    if (std::isinf(r.next_landing)) {
+      // Nothing on its way yet: whatever comes notifies us (up to the deadline).
+      if (std::isinf(deadline))
+        rank.changed->wait(lock);
+      else
+        rank.changed->wait_until(lock, deadline);
     } else {
       // Something lands at `wake` at the latest (landings are in arrival
       // order): a plain sleep is cheaper than a condition wait with timeout.
