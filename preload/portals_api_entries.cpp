@@ -1,9 +1,13 @@
-// Portal table entries, memory descriptors, and list entries (ME and LE).
+// Portal table entries, memory descriptors, and list entries (ME and LE,
+// appended, unlinked, or used to search the unexpected list).
 // The descriptors are copied into the request: the server keeps them, and the
 // program may reuse its own struct as soon as the call returns.
+#include "abi_convert_atomics.hpp"
 #include "export.hpp"
 #include "ni_addressing.hpp"
 #include "portals_api_forward.hpp"
+
+#include <optional>
 
 using namespace s4bxi;
 using namespace s4bxi::preload;
@@ -43,6 +47,59 @@ int append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ipc::ListEn
   if (rc == PTL_OK)
     *entry_handle = abi::handle_from_wire(reply.result.handle);
   return rc;
+}
+
+// The entry as the protocol carries it; empty when an option has no name.
+std::optional<ipc::ListEntry> me_to_wire(ptl_handle_ni_t ni_handle, const ptl_me_t& me)
+{
+  auto wire_options = abi::options_to_wire(me.options, abi::kMEBits);
+  if (not wire_options)
+    return std::nullopt;
+  ipc::ListEntry entry{};
+  entry.start = abi::address_of(me.start);
+  entry.length = me.length;
+  entry.match_bits = me.match_bits;
+  entry.ignore_bits = me.ignore_bits;
+  entry.min_free = me.min_free;
+  entry.match_id = abi::match_id_to_wire(me.match_id, ni_addressing::of(abi::handle_to_wire(ni_handle)));
+  entry.uid = abi::uid_to_wire(me.uid);
+  entry.options = *wire_options;
+  entry.ct = abi::ct_to_wire(me.ct_handle);
+  return entry;
+}
+
+std::optional<ipc::ListEntry> le_to_wire(const ptl_le_t& le)
+{
+  auto wire_options = abi::options_to_wire(le.options, abi::kLEBits);
+  if (not wire_options)
+    return std::nullopt;
+  ipc::ListEntry entry{};
+  entry.start = abi::address_of(le.start);
+  entry.length = le.length;
+  entry.match_id = ipc::ProcessId{abi::kWireRankAny, abi::kWirePidAny}; // an LE matches any initiator
+  entry.uid = abi::uid_to_wire(le.uid);
+  entry.options = *wire_options;
+  entry.ct = abi::ct_to_wire(le.ct_handle);
+  return entry;
+}
+
+// PtlMESearch and PtlLESearch: the entry is only a pattern, never linked.
+int search(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ipc::ListEntry& entry, bool matching,
+           ptl_search_op_t search_op, void* user_ptr)
+{
+  auto op = abi::search_op_to_wire(search_op);
+  if (not op)
+    return PTL_ARG_INVALID;
+  ipc::Request request = api::request_for(Op::Search);
+  auto& args = request.args.search;
+  args.ni = abi::handle_to_wire(ni_handle);
+  args.pt_index = pt_index;
+  args.op = *op;
+  args.is_matching = matching ? 1 : 0;
+  args.user_ptr = abi::address_of(user_ptr);
+  args.entry = entry;
+  ipc::Reply reply;
+  return api::forward(request, reply);
 }
 
 } // namespace
@@ -121,20 +178,10 @@ S4BXI_EXPORT int PtlMEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index,
     return api::not_attached();
   if (me == nullptr or me_handle == nullptr)
     return PTL_ARG_INVALID;
-  auto wire_options = abi::options_to_wire(me->options, abi::kMEBits);
-  if (not wire_options)
+  auto entry = me_to_wire(ni_handle, *me);
+  if (not entry)
     return PTL_ARG_INVALID;
-  ipc::ListEntry entry{};
-  entry.start = abi::address_of(me->start);
-  entry.length = me->length;
-  entry.match_bits = me->match_bits;
-  entry.ignore_bits = me->ignore_bits;
-  entry.min_free = me->min_free;
-  entry.match_id = abi::match_id_to_wire(me->match_id, ni_addressing::of(abi::handle_to_wire(ni_handle)));
-  entry.uid = abi::uid_to_wire(me->uid);
-  entry.options = *wire_options;
-  entry.ct = abi::ct_to_wire(me->ct_handle);
-  return append(ni_handle, pt_index, entry, ptl_list, true, user_ptr, me_handle);
+  return append(ni_handle, pt_index, *entry, ptl_list, true, user_ptr, me_handle);
 }
 
 S4BXI_EXPORT int PtlMEUnlink(ptl_handle_me_t me_handle)
@@ -149,22 +196,41 @@ S4BXI_EXPORT int PtlLEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index,
     return api::not_attached();
   if (le == nullptr or le_handle == nullptr)
     return PTL_ARG_INVALID;
-  auto wire_options = abi::options_to_wire(le->options, abi::kLEBits);
-  if (not wire_options)
+  auto entry = le_to_wire(*le);
+  if (not entry)
     return PTL_ARG_INVALID;
-  ipc::ListEntry entry{};
-  entry.start = abi::address_of(le->start);
-  entry.length = le->length;
-  entry.match_id = ipc::ProcessId{abi::kWireRankAny, abi::kWirePidAny}; // an LE matches any initiator
-  entry.uid = abi::uid_to_wire(le->uid);
-  entry.options = *wire_options;
-  entry.ct = abi::ct_to_wire(le->ct_handle);
-  return append(ni_handle, pt_index, entry, ptl_list, false, user_ptr, le_handle);
+  return append(ni_handle, pt_index, *entry, ptl_list, false, user_ptr, le_handle);
 }
 
 S4BXI_EXPORT int PtlLEUnlink(ptl_handle_le_t le_handle)
 {
   return api::forward_handle(Op::Unlink, abi::handle_to_wire(le_handle));
+}
+
+S4BXI_EXPORT int PtlMESearch(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_me_t* me,
+                             ptl_search_op_t ptl_search_op, void* user_ptr)
+{
+  if (not client::attached())
+    return api::not_attached();
+  if (me == nullptr)
+    return PTL_ARG_INVALID;
+  auto entry = me_to_wire(ni_handle, *me);
+  if (not entry)
+    return PTL_ARG_INVALID;
+  return search(ni_handle, pt_index, *entry, true, ptl_search_op, user_ptr);
+}
+
+S4BXI_EXPORT int PtlLESearch(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le_t* le,
+                             ptl_search_op_t ptl_search_op, void* user_ptr)
+{
+  if (not client::attached())
+    return api::not_attached();
+  if (le == nullptr)
+    return PTL_ARG_INVALID;
+  auto entry = le_to_wire(*le);
+  if (not entry)
+    return PTL_ARG_INVALID;
+  return search(ni_handle, pt_index, *entry, false, ptl_search_op, user_ptr);
 }
 
 } // extern "C"

@@ -191,4 +191,16 @@ S4BXI_EXPORT int PtlHandleIsEqual(ptl_handle_any_t handle1, ptl_handle_any_t han
   return handle1 == handle2 ? PTL_OK : PTL_FAIL;
 }
 
+// Bundles are a hint (the model has no per-command fence to save); the
+// server still checks the NI.
+S4BXI_EXPORT int PtlStartBundle(ptl_handle_ni_t ni_handle)
+{
+  return api::forward_handle(Op::StartBundle, abi::handle_to_wire(ni_handle));
+}
+
+S4BXI_EXPORT int PtlEndBundle(ptl_handle_ni_t ni_handle)
+{
+  return api::forward_handle(Op::EndBundle, abi::handle_to_wire(ni_handle));
+}
+
 } // extern "C"

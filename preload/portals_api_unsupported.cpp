@@ -1,11 +1,11 @@
-// The calls of portals4.h that the protocol does not carry yet.
+// The calls of portals4.h that the protocol does not carry: the reference
+// implementation's triggered list operations, which are not part of the
+// Portals 4.1 specification.
 //
 // They are still defined here: a program linked against another Portals
 // library would otherwise reach that library's implementation through the
 // preload, or die with an unresolved symbol. Each one says once that it is not
-// supported and fails with PTL_FAIL, so the program can report it. The pure
-// hints (bundles) and PtlAtomicSync (atomics are applied in a serialized
-// server, so there is never anything to wait for) simply succeed.
+// supported and fails with PTL_FAIL, so the program can report it.
 #include "export.hpp"
 #include "portals_api_forward.hpp"
 
@@ -29,26 +29,9 @@ int unsupported(std::atomic<bool>& said, const char* name)
   return PTL_FAIL;
 }
 
-int hint()
-{
-  return client::attached() ? PTL_OK : api::not_attached();
-}
-
 } // namespace
 
 extern "C" {
-
-S4BXI_EXPORT int PtlLESearch(ptl_handle_ni_t, ptl_pt_index_t, const ptl_le_t*, ptl_search_op_t, void*)
-{
-  static std::atomic<bool> said{false};
-  return unsupported(said, "PtlLESearch");
-}
-
-S4BXI_EXPORT int PtlMESearch(ptl_handle_ni_t, ptl_pt_index_t, const ptl_me_t*, ptl_search_op_t, void*)
-{
-  static std::atomic<bool> said{false};
-  return unsupported(said, "PtlMESearch");
-}
 
 S4BXI_EXPORT int PtlTriggeredMEAppend(ptl_handle_ni_t, ptl_pt_index_t, ptl_me_t*, ptl_list_t, void*, ptl_handle_me_t*,
                                       ptl_handle_ct_t, ptl_size_t)
@@ -61,16 +44,6 @@ S4BXI_EXPORT int PtlTriggeredMEUnlink(ptl_handle_me_t, ptl_handle_ct_t, ptl_size
 {
   static std::atomic<bool> said{false};
   return unsupported(said, "PtlTriggeredMEUnlink");
-}
-
-S4BXI_EXPORT int PtlStartBundle(ptl_handle_ni_t)
-{
-  return hint();
-}
-
-S4BXI_EXPORT int PtlEndBundle(ptl_handle_ni_t)
-{
-  return hint();
 }
 
 } // extern "C"
