@@ -38,6 +38,7 @@ namespace {
 
 constexpr uint32_t kPidAny = 0xFFFF;
 constexpr double kForever = std::numeric_limits<double>::infinity();
+constexpr double kTimeResolution = 1e-9; // SimGrid's numerical accuracy for timeouts
 
 uint32_t slot_of(bool matching, bool logical)
 {
@@ -105,8 +106,8 @@ template <class Check> bool block_until(RankPortals& rank, double deadline, Chec
     if (r.ready)
       return true;
     double now = s4u::Engine::get_clock();
-    if (now >= deadline)
-      return false;
+    if (now >= deadline - kTimeResolution)
+      return false; // (a residue below SimGrid's resolution is no time left)
     double wake = std::min(r.next_landing, deadline);
     rank.expect_long_wait();
     if (std::isinf(r.next_landing)) {
@@ -118,8 +119,10 @@ template <class Check> bool block_until(RankPortals& rank, double deadline, Chec
     } else {
       // Something lands at `wake` at the latest (landings are in arrival
       // order): a plain sleep is cheaper than a condition wait with timeout.
+      // (At least twice SimGrid's resolution: a landing a rounding error away
+      // would otherwise be a sleep SimGrid cannot do.)
       lock.unlock();
-      s4u::this_actor::sleep_until(wake);
+      s4u::this_actor::sleep_until(std::max(wake, now + 2 * kTimeResolution));
       lock.lock();
     }
   }

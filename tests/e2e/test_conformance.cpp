@@ -1,0 +1,147 @@
+// Portals 4.1 conformance: one self-checking program per feature (see each
+// program's header comment for what it checks), run under s4bxi-run with 1
+// to 8 ranks, in both binary flavours of portals4.h. A program exits 0 only
+// if every data and event check passed; each also prints how much it
+// checked, so that a program that silently skipped its work fails here.
+#include "e2e_test.hpp"
+
+namespace e2e {
+namespace {
+
+class Conformance : public E2ETest {
+protected:
+    // Runs `name` (built against the default, Sandia, flavour; "bxi/name"
+    // for the BXI one) on `nranks` ranks and expects every rank to pass.
+    RunResult run_program(const std::string &name, int nranks, bool bxi = false)
+    {
+        std::vector<std::string> args;
+        if (bxi)
+            args = {"--abi", "bxi"};
+        args.insert(args.end(), {"-n", std::to_string(nranks), program(bxi ? "bxi/" + name : name)});
+        auto r = run(args);
+        expect_success(r, nranks);
+        for (int rank = 0; rank < nranks; ++rank)
+            EXPECT_TRUE(contains(r.out, name + ": rank " + std::to_string(rank) + ": all checks passed"))
+                << "rank " << rank << " did not report success\n" << describe(r);
+        EXPECT_FALSE(contains(r.err, "FAIL")) << describe(r);
+        EXPECT_FALSE(contains(r.err, "not supported")) << describe(r);
+        EXPECT_LT(r.wall_s, 10.0) << "too slow for the test suite\n" << describe(r);
+        return r;
+    }
+
+    void check_atomics(bool bxi)
+    {
+        auto r = run_program("atomics", 2, bxi);
+        // 14 datatypes x 18 operations: 192 allowed pairs (98 of them without
+        // a swap, also run with PtlAtomic) and 60 refused.
+        EXPECT_TRUE(contains(r.out, "atomics: 192 fetching and 98 plain operations checked, 60 refused pairs"))
+            << describe(r);
+    }
+};
+
+// Every operation on every datatype through PtlFetchAtomic/PtlSwap and
+// PtlAtomic, values computed independently; refused pairs; events with the
+// operation and datatype; overflow atomics; limits.
+TEST_F(Conformance, AtomicsOnEveryDatatype)
+{
+    check_atomics(false);
+}
+
+TEST_F(Conformance, AtomicsOnEveryDatatypeBxiAbi)
+{
+    check_atomics(true);
+}
+
+// Fetch-and-add, a CSWAP lock, MSWAP, MIN and MAX from 8 ranks at once.
+TEST_F(Conformance, AtomicsUnderContention)
+{
+    auto r = run_program("atomic_contention", 8);
+    EXPECT_TRUE(contains(r.out, "atomic_contention: 8 ranks, 80 fetch-and-adds, 24 locked updates")) << describe(r);
+}
+
+// The same with one rank, which targets itself.
+TEST_F(Conformance, AtomicsOnOneRank)
+{
+    auto r = run_program("atomic_contention", 1);
+    EXPECT_TRUE(contains(r.out, "atomic_contention: 1 ranks, 10 fetch-and-adds, 3 locked updates")) << describe(r);
+}
+
+// Thresholds (success + failure), release order, buffer read at release,
+// immediate release, Get/Atomic/FetchAtomic/Swap, CTInc/CTSet chains,
+// cancellation; then a ring of 4 ranks released NIC to NIC.
+TEST_F(Conformance, TriggeredOperations)
+{
+    auto r = run_program("triggered_ops", 4);
+    EXPECT_TRUE(contains(r.out, "triggered_ops: pairwise part done")) << describe(r);
+    EXPECT_TRUE(contains(r.out, "triggered_ops: ring of 4 ranks done")) << describe(r);
+}
+
+TEST_F(Conformance, TriggeredOperationsBxiAbi)
+{
+    auto r = run_program("triggered_ops", 2, true);
+    EXPECT_TRUE(contains(r.out, "triggered_ops: ring of 2 ranks done")) << describe(r);
+}
+
+// PTL_SEARCH_ONLY / PTL_SEARCH_DELETE on MEs and LEs, SEARCH and *_OVERFLOW
+// events, PTL_NI_NO_MATCH, AUTO_UNLINK/AUTO_FREE of an overflow entry.
+TEST_F(Conformance, UnexpectedListSearch)
+{
+    run_program("unexpected_search", 2);
+}
+
+TEST_F(Conformance, UnexpectedListSearchBxiAbi)
+{
+    run_program("unexpected_search", 2, true);
+}
+
+// PTL_PT_FLOWCTRL: no match, full EQ and no unexpected-header room disable
+// the entry (PT_DISABLED, PTL_NI_PT_DISABLED at the initiator), PtlPTEnable;
+// a full EQ without flow control drops events only.
+TEST_F(Conformance, FlowControl)
+{
+    run_program("flow_control", 2);
+}
+
+TEST_F(Conformance, FlowControlBxiAbi)
+{
+    run_program("flow_control", 2, true);
+}
+
+// PTL_ACK_REQ, PTL_CT_ACK_REQ, PTL_OC_ACK_REQ, PTL_NO_ACK_REQ,
+// PTL_ME_ACK_DISABLE, the MD event and counting options, the entry event
+// options.
+TEST_F(Conformance, AcknowledgmentsAndEventOptions)
+{
+    run_program("ack_kinds", 2);
+}
+
+TEST_F(Conformance, AcknowledgmentsAndEventOptionsBxiAbi)
+{
+    run_program("ack_kinds", 2, true);
+}
+
+// PTL_IOVEC MDs and MEs: Put (PIO and DMA), Get, an atomic across segments,
+// truncation, offsets, max_iovecs.
+TEST_F(Conformance, IoVectors)
+{
+    run_program("iovec", 2);
+}
+
+TEST_F(Conformance, IoVectorsBxiAbi)
+{
+    run_program("iovec", 2, true);
+}
+
+// PtlStartBundle/PtlEndBundle (nested), PtlAtomicSync, their error codes.
+TEST_F(Conformance, BundlesAndAtomicSync)
+{
+    run_program("bundles", 1);
+}
+
+TEST_F(Conformance, BundlesAndAtomicSyncBxiAbi)
+{
+    run_program("bundles", 1, true);
+}
+
+} // namespace
+} // namespace e2e
