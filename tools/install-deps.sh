@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the emulator needs to build and test, if any
 # is missing. Everything comes from the distribution: nothing is downloaded
-# from anywhere else.
+# from anywhere else. --plot also installs what tools/model-check.sh draws with.
 set -euo pipefail
 
 packages=(
@@ -14,6 +14,9 @@ packages=(
   libunwind-dev
   libgtest-dev       # GoogleTest
 )
+if [ "${1:-}" = "--plot" ]; then
+  packages+=(gnuplot-nox)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

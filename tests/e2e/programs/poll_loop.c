@@ -67,8 +67,9 @@ int main(void)
         double arrival = now_s() - start;
         E2E_CHECK(rc == PTL_OK && ev.type == PTL_EVENT_PUT, "PtlEQGet gave %s, event %s", e2e_rc_name(rc),
                   e2e_event_name(ev.type));
-        E2E_CHECK(arrival > 2.0 && arrival < 2.001, "event seen after %.9f simulated s, expected just over 2 s",
-                  arrival);
+        /* Within 1 ms of 2 s: the two ranks leave the barrier a few
+         * microseconds apart, so the exact offset depends on the barrier. */
+        E2E_CHECK(arrival > 1.999 && arrival < 2.001, "event seen after %.9f simulated s, expected 2 s", arrival);
         E2E_CHECK(strcmp(buffer, "polled!") == 0, "payload '%s'", buffer);
 
         /* The same with a counter: PtlCTGet until the second message counts. */
@@ -79,7 +80,7 @@ int main(void)
             ++ct_polls;
         } while (count.success < 2);
         double second = now_s() - start;
-        E2E_CHECK(second > 4.0 && second < 4.001, "second message counted after %.9f simulated s", second);
+        E2E_CHECK(second > 3.999 && second < 4.001, "second message counted after %.9f simulated s", second);
         printf("poll_loop: %ld empty PtlEQGet, %ld PtlCTGet over %.3f simulated s\n", polls, ct_polls, second);
         e2e_barrier();
     }
