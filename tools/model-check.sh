@@ -25,22 +25,28 @@ done
 echo "table: $table"
 column -t "$table" | sed 's/^/  /'
 
-plot() { # $1 file, $2 column, $3 y label, $4 log y?
+# One data file per operation, for gnuplot.
+operations="put-waitack get-waitreply put-nowait get-nowait put-waitsend"
+for op in $operations; do
+  awk -F'\t' -v op="$op" '$1 == op { print $2, $3, $4 }' "$table" > "$out/$op.dat"
+done
+
+plot() { # $1 output file, $2 data column, $3 y label, $4 extra gnuplot line
   gnuplot <<GNUPLOT
 set terminal pngcairo size 900,600 noenhanced
 set output "$1"
-set datafile separator "\t"
 set logscale x 2
 $4
-set xlabel "message size (B)"
+set format x "%.0b %BB"
+set xlabel "message size"
 set ylabel "$3"
 set key top left
 set grid
 set title "s4bxi emulator, default platform (2 nodes, 1 switch), simulated"
-plot for [op in "put-waitack get-waitreply put-nowait get-nowait put-waitsend"] \
-  "< awk -F'\t' -v o=" . op . " '\$\$1 == o' $table" using 2:$2 with linespoints title op
+operations = "$operations"
+plot for [op in operations] "$out/".op.".dat" using 1:$2 with linespoints title op
 GNUPLOT
 }
-plot "$out/latency.png" 3 "time per operation (us)" "set logscale y 10"
-plot "$out/bandwidth.png" 4 "bandwidth (MB/s)" ""
+plot "$out/latency.png" 2 "time per operation (us)" "set logscale y 10"
+plot "$out/bandwidth.png" 3 "bandwidth (MB/s)" ""
 echo "curves: $out/latency.png $out/bandwidth.png"
