@@ -86,6 +86,21 @@ std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>
       options.report_path = value;
     } else if (value_of(arg, "--preload-library", value)) {
       options.preload_library = value;
+    } else if (value_of(arg, "--ppn", value)) {
+      if (not error.empty())
+        return std::nullopt;
+      if (not parse_count(value, options.ranks_per_node)) {
+        error = "the ranks per node '" + value + "' is not a positive integer";
+        return std::nullopt;
+      }
+    } else if (value_of(arg, "--placement", value)) {
+      if (not error.empty())
+        return std::nullopt;
+      if (value != "block" && value != "round-robin") {
+        error = "the placement '" + value + "' is unknown (use --placement block or round-robin)";
+        return std::nullopt;
+      }
+      options.block_placement = value == "block";
     } else if (value_of(arg, "--abi", value)) {
       if (not error.empty())
         return std::nullopt;
@@ -127,6 +142,10 @@ std::vector<std::string> to_arguments(const LaunchOptions& options)
     args.push_back("--preload-library=" + options.preload_library);
   if (options.abi != Abi::Auto)
     args.push_back(std::string("--abi=") + abi_name(options.abi));
+  if (options.ranks_per_node != 0)
+    args.push_back("--ppn=" + std::to_string(options.ranks_per_node));
+  if (options.block_placement)
+    args.emplace_back("--placement=block");
   if (options.verbose)
     args.emplace_back("--verbose");
   for (const auto& arg : options.simgrid_args)
@@ -148,6 +167,10 @@ std::string usage_text()
          "  -n, -np, --ranks N     number of ranks (default 1)\n"
          "  --platform SPEC        SimGrid XML platform file, or fattree:L;DOWN;UP;PARALLEL\n"
          "                         (default: fattree:1;2;1;1, two nodes behind one switch)\n"
+         "  --ppn N                at most N ranks per node (default: one per core)\n"
+         "  --placement round-robin|block\n"
+         "                         rank r on node r mod nodes (default), or fill each node\n"
+         "                         (up to --ppn ranks) before the next\n"
          "  --report FILE          write a JSON report of the run\n"
          "  --cfg=NAME:VALUE       set a model or SimGrid option (s4bxi/... options: --help-cfg)\n"
          "  --log=CATEGORY.thres:LEVEL  SimGrid logging, e.g. --log=s4bxi_nic.thres:debug\n"
@@ -161,9 +184,8 @@ std::string usage_text()
          "  --help-cfg             list the model options with their defaults\n"
          "  -h, --help             this help\n"
          "  --version              print the version\n\n"
-         "Ranks are placed round-robin over the platform's nodes. Exit status: 0 when every\n"
-         "rank exits 0, otherwise the first failing rank's status (128+N for signal N);\n"
-         "2 for a usage error; 86 when the ranks deadlock.\n";
+         "Exit status: 0 when every rank exits 0, otherwise the first failing rank's\n"
+         "status (128+N for signal N); 2 for a usage error; 86 when the ranks deadlock.\n";
 }
 
 } // namespace s4bxi

@@ -24,6 +24,8 @@ struct LaunchOptions {
   std::vector<std::string> program;      // program and its arguments
   std::string preload_library;           // given by the launcher to the server
   Abi abi = Abi::Auto;                   // --abi
+  unsigned ranks_per_node = 0;           // --ppn: at most this many ranks per node (0: the node's cores)
+  bool block_placement = false;          // --placement block (fill a node first) or round-robin (default)
   bool verbose = false;                  // --verbose: the launcher says what it decided
   bool help = false;
   bool help_cfg = false;

@@ -6,6 +6,7 @@
 #include "model_options.hpp"
 #include "nic/nic.hpp"
 #include "platform/cluster.hpp"
+#include "platform/placement.hpp"
 #include "pmi/pmi_server.hpp"
 #include "portals/api.hpp"
 #include "rank_proxy.hpp"
@@ -87,28 +88,6 @@ void apply_configuration(const LaunchOptions& launch)
   }
 }
 
-// Rank r goes to node r mod N: one rank per node first, as a ping-pong expects.
-std::vector<unsigned> place_ranks(const std::vector<platform::Node>& nodes, unsigned ranks)
-{
-  unsigned cores = 0;
-  for (const auto& node : nodes)
-    cores += static_cast<unsigned>(node.cores);
-  if (ranks > cores)
-    usage_error("cannot place " + std::to_string(ranks) + " ranks: the platform has " + std::to_string(nodes.size()) +
-                " nodes with " + std::to_string(cores) + " cores in all; use a larger --platform or fewer ranks");
-  std::vector<unsigned> node_of(ranks);
-  std::vector<int> used(nodes.size(), 0);
-  unsigned next = 0;
-  for (unsigned r = 0; r < ranks; ++r) {
-    while (used[next % nodes.size()] >= nodes[next % nodes.size()].cores)
-      ++next;
-    node_of[r] = next % static_cast<unsigned>(nodes.size());
-    used[node_of[r]]++;
-    ++next;
-  }
-  return node_of;
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -143,7 +122,10 @@ int main(int argc, char** argv)
   } catch (const std::exception& e) {
     usage_error(e.what());
   }
-  const auto node_of = place_ranks(world.nodes, launch->ranks);
+  auto node_of = platform::place_ranks(
+      world.nodes, {launch->ranks, launch->ranks_per_node, launch->block_placement}, error);
+  if (not node_of)
+    usage_error(error);
 
   ipc::ClockConfig clock{};
   clock.cpu_factor = options::compute_model() == options::ComputeModel::None ? 0.0 : options::cpu_factor();
@@ -157,8 +139,8 @@ int main(int argc, char** argv)
   for (unsigned r = 0; r < launch->ranks; ++r) {
     auto& rank = world.ranks[r];
     rank.rank = r;
-    rank.nid = world.nodes[node_of[r]].nid;
-    rank.pid = next_pid[node_of[r]]++;
+    rank.nid = world.nodes[(*node_of)[r]].nid;
+    rank.pid = next_pid[(*node_of)[r]]++;
     rank.uid = static_cast<uint32_t>(getuid());
     rank.mutex = s4u::Mutex::create();
     rank.changed = s4u::ConditionVariable::create();
@@ -183,7 +165,7 @@ int main(int argc, char** argv)
     world.ranks[r].os_pid = processes.pid(r);
     world.ranks[r].channel = processes.channel(r);
     world.ranks[r].sleep_in_long_waits = launch->ranks > std::thread::hardware_concurrency();
-    s4u::Actor::create("rank" + std::to_string(r), world.nodes[node_of[r]].cpu,
+    s4u::Actor::create("rank" + std::to_string(r), world.nodes[(*node_of)[r]].cpu,
                        [&world, &api, &pmi, &control, r] { RankProxy(world, api, pmi, control, r)(); });
   }
   s4u::Engine::on_time_advance_cb([&control](double) { control.check_interrupt(); });

@@ -87,6 +87,16 @@ TEST_F(Programs, PollingOnlyRankIsCheap)
     EXPECT_LT(ct_polls, 10000) << describe(r);
 }
 
+// --ppn and --placement block: ranks fill a node before the next.
+TEST_F(Programs, BlockPlacementWithRanksPerNode)
+{
+    auto r = run({"-n", "6", "--platform", "fattree:2;4,4;1,2;1,2", "--ppn", "2", "--placement", "block",
+                  program("rank_env"), "--block=2"});
+    expect_all_passed(r, "rank_env", 6);
+    r = run({"-n", "6", "--platform", "fattree:2;4,4;1,2;1,2", "--ppn", "2", program("rank_env"), "--nodes=16"});
+    expect_all_passed(r, "rank_env", 6);
+}
+
 // A generated two-level fat tree of 16 nodes: 4 ranks on 4 nodes, two of
 // them behind another leaf switch.
 TEST_F(Programs, FatTreePlatform)

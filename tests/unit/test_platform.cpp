@@ -64,3 +64,55 @@ TEST(Cluster, GeneratedFatTreeHasNodesWithPcieBetweenCpuAndNic)
     EXPECT_EQ(link->get_name().find("_pci"), std::string::npos) << link->get_name();
   EXPECT_DOUBLE_EQ(latency, static_cast<double>(route.size()) * s4bxi::options::bxi_latency_s());
 }
+
+namespace {
+std::vector<Node> nodes_with_cores(std::vector<int> cores)
+{
+  std::vector<Node> nodes;
+  for (size_t i = 0; i < cores.size(); ++i) {
+    Node node;
+    node.nid = static_cast<unsigned>(i);
+    node.cores = cores[i];
+    nodes.push_back(node);
+  }
+  return nodes;
+}
+} // namespace
+
+#include "platform/placement.hpp"
+
+TEST(Placement, RoundRobinSpreadsOverNodesFirst)
+{
+  std::string error;
+  auto node_of = place_ranks(nodes_with_cores({4, 4, 4}), {7, 0, false}, error);
+  ASSERT_TRUE(node_of) << error;
+  EXPECT_EQ(*node_of, (std::vector<unsigned>{0, 1, 2, 0, 1, 2, 0}));
+}
+
+TEST(Placement, BlockFillsANodeUpToPpnBeforeTheNext)
+{
+  std::string error;
+  auto node_of = place_ranks(nodes_with_cores({4, 4, 4}), {7, 3, true}, error);
+  ASSERT_TRUE(node_of) << error;
+  EXPECT_EQ(*node_of, (std::vector<unsigned>{0, 0, 0, 1, 1, 1, 2}));
+  node_of = place_ranks(nodes_with_cores({2, 4}), {5, 0, true}, error);
+  ASSERT_TRUE(node_of) << error;
+  EXPECT_EQ(*node_of, (std::vector<unsigned>{0, 0, 1, 1, 1}));
+}
+
+TEST(Placement, RoundRobinSkipsFullNodes)
+{
+  std::string error;
+  auto node_of = place_ranks(nodes_with_cores({1, 3}), {4, 0, false}, error);
+  ASSERT_TRUE(node_of) << error;
+  EXPECT_EQ(*node_of, (std::vector<unsigned>{0, 1, 1, 1}));
+}
+
+TEST(Placement, RefusesWhatDoesNotFit)
+{
+  std::string error;
+  EXPECT_FALSE(place_ranks(nodes_with_cores({4, 4}), {9, 0, false}, error));
+  EXPECT_NE(error.find("cannot place 9 ranks"), std::string::npos) << error;
+  EXPECT_FALSE(place_ranks(nodes_with_cores({4, 4}), {5, 2, false}, error));
+  EXPECT_NE(error.find("--ppn"), std::string::npos) << error;
+}

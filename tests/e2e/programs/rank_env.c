@@ -2,17 +2,21 @@
  * Identity and placement: PMI_RANK/PMI_SIZE match PtlGetId and the size of
  * the installed rank map, the map entries are distinct physical ids, the
  * own entry is PtlGetPhysId, and with "--nodes=K" ranks are placed
- * round-robin over K nodes (rank r shares its nid with rank r mod K only).
+ * round-robin over K nodes (rank r shares its nid with rank r mod K only);
+ * with "--block=P" ranks are placed P per node (rank r on node r / P).
  * A barrier proves every rank can reach every other.
  */
 #include "e2e_common.h"
 
 int main(int argc, char **argv)
 {
-    int nodes = 0;
-    for (int i = 1; i < argc; ++i)
+    int nodes = 0, block = 0;
+    for (int i = 1; i < argc; ++i) {
         if (strncmp(argv[i], "--nodes=", 8) == 0)
             nodes = atoi(argv[i] + 8);
+        if (strncmp(argv[i], "--block=", 8) == 0)
+            block = atoi(argv[i] + 8);
+    }
 
     ptl_handle_ni_t ni = e2e_init(NULL);
     const char *env_rank = getenv("PMI_RANK");
@@ -51,6 +55,18 @@ int main(int argc, char **argv)
                           "ranks %d and %d: nids %u and %u, but round-robin "
                           "over %d nodes puts them on %s node",
                           a, b, map[a].phys.nid, map[b].phys.nid, nodes,
+                          same_node ? "the same" : "different");
+            }
+
+    if (block > 0)
+        for (int a = 0; a < e2e_size; ++a)
+            for (int b = a + 1; b < e2e_size; ++b) {
+                int same_node = a / block == b / block;
+                int same_nid = map[a].phys.nid == map[b].phys.nid;
+                E2E_CHECK(same_node == same_nid,
+                          "ranks %d and %d: nids %u and %u, but block placement "
+                          "of %d per node puts them on %s node",
+                          a, b, map[a].phys.nid, map[b].phys.nid, block,
                           same_node ? "the same" : "different");
             }
 
