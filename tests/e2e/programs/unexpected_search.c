@@ -15,7 +15,8 @@
  *  - the search entry is never linked; an entry with
  *    PTL_ME_EVENT_COMM_DISABLE searches silently;
  *  - a use-once overflow entry that was used up gives AUTO_UNLINK at once and
- *    AUTO_FREE when its last header is deleted;
+ *    AUTO_FREE when its last header is deleted; an overflow entry with
+ *    PTL_ME_UNEXPECTED_HDR_DISABLE keeps no header;
  *  - PtlLESearch on a non-matching NI; argument errors.
  */
 #include "conformance_common.h"
@@ -23,7 +24,7 @@
 #define PT_S 9
 #define PT_L 10
 
-static unsigned char obuf[512], ubuf[16], lbuf[64], pbuf[64];
+static unsigned char obuf[512], ubuf[16], lbuf[64], pbuf[64], hbuf[16];
 static unsigned char src[64], res[16];
 static char U_search, U_over, U_use_once, U_le;
 
@@ -53,6 +54,8 @@ static void sender(ptl_handle_ni_t ni, ptl_handle_ni_t ni2)
     cf_expect(eq, PTL_EVENT_REPLY, "m6");
     E2E_OK(PtlPut(md, 48, 8, PTL_ACK_REQ, peer, PT_S, 0x5, 0, NULL, 7));
     cf_expect(eq, PTL_EVENT_ACK, "m7");
+    E2E_OK(PtlPut(md, 56, 8, PTL_ACK_REQ, peer, PT_S, 0x60, 0, NULL, 9));
+    cf_expect(eq, PTL_EVENT_ACK, "m9");
     /* To the LE of the non-matching NI. */
     ptl_handle_eq_t eq2;
     E2E_OK(PtlEQAlloc(ni2, 8, &eq2));
@@ -113,6 +116,11 @@ static void searcher(ptl_handle_ni_t ni, ptl_handle_ni_t ni2)
                               PTL_CT_NONE);
     ptl_handle_me_t hu, ho, hp;
     E2E_OK(PtlMEAppend(ni, PT_S, &use_once, PTL_OVERFLOW_LIST, &U_use_once, &hu));
+    /* Keeps no header of what it receives. */
+    ptl_handle_me_t hh = cf_append(ni, PT_S, hbuf, sizeof hbuf, 0x60,
+                                   PTL_ME_OP_PUT | PTL_ME_UNEXPECTED_HDR_DISABLE | PTL_ME_EVENT_COMM_DISABLE |
+                                       PTL_ME_EVENT_LINK_DISABLE,
+                                   PTL_CT_NONE, PTL_OVERFLOW_LIST, NULL);
     ptl_me_t over = cf_me(obuf, sizeof obuf, 0,
                           PTL_ME_OP_PUT | PTL_ME_OP_GET | PTL_ME_MANAGE_LOCAL | PTL_ME_EVENT_COMM_DISABLE |
                               PTL_ME_EVENT_LINK_DISABLE,
@@ -147,6 +155,9 @@ static void searcher(ptl_handle_ni_t ni, ptl_handle_ni_t ni2)
     cf_expect_empty(eq, "use-once SEARCH_ONLY stops at the first match");
     search(ni, 0x99, 0, 0, PTL_CT_NONE, PTL_SEARCH_ONLY);
     expect_no_match(eq, &U_search, "SEARCH_ONLY without a match");
+    search(ni, 0x60, 0, 0, PTL_CT_NONE, PTL_SEARCH_ONLY);
+    expect_no_match(eq, &U_search, "SEARCH_ONLY for a message of a PTL_ME_UNEXPECTED_HDR_DISABLE entry");
+    E2E_CHECK(hbuf[0] == 57 && hbuf[7] == 64, "the PTL_ME_UNEXPECTED_HDR_DISABLE entry got the data");
     search(ni, 0x10, 0, PTL_ME_EVENT_COMM_DISABLE, PTL_CT_NONE, PTL_SEARCH_ONLY);
     search(ni, 0x99, 0, PTL_ME_EVENT_COMM_DISABLE, PTL_CT_NONE, PTL_SEARCH_DELETE);
     cf_expect_empty(eq, "searches with PTL_ME_EVENT_COMM_DISABLE");
@@ -230,6 +241,7 @@ static void searcher(ptl_handle_ni_t ni, ptl_handle_ni_t ni2)
     e2e_barrier(); /* 2 */
     E2E_OK(PtlMEUnlink(ho));
     E2E_OK(PtlMEUnlink(hp));
+    E2E_OK(PtlMEUnlink(hh));
     E2E_OK(PtlLEUnlink(hl));
     E2E_EXPECT_RC(PTL_ARG_INVALID, PtlMEUnlink(hu)); /* unlinked itself */
     E2E_OK(PtlPTFree(ni, PT_S));
