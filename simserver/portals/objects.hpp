@@ -11,6 +11,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace s4bxi::nic {
@@ -59,8 +60,8 @@ struct CountingEvent {
   };
   std::deque<Pending> pending;
 
-  // Pending triggered operations, by threshold then issue order.
-  std::vector<TriggeredOp> triggered;
+  // Pending triggered operations, by (threshold, issue order).
+  std::map<std::pair<uint64_t, uint64_t>, TriggeredOp> triggered;
 
   // Folds the increments that have landed by `now` into `value`.
   const ipc::CTEvent& at(double now)

@@ -6,7 +6,6 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
 
-#include <algorithm>
 
 XBT_LOG_NEW_DEFAULT_CATEGORY(s4bxi_triggered, "Triggered operations released by the NIC");
 
@@ -69,9 +68,8 @@ void execute(RankPortals& rank, NetworkInterface& ni, TriggeredOp& op)
 void add_triggered(RankPortals& rank, NetworkInterface& ni, CountingEvent& counter, TriggeredOp op)
 {
   op.sequence = ni.next_trigger_sequence++;
-  auto position = std::upper_bound(counter.triggered.begin(), counter.triggered.end(), op.threshold,
-                                   [](uint64_t threshold, const TriggeredOp& other) { return threshold < other.threshold; });
-  counter.triggered.insert(position, std::move(op));
+  const std::pair<uint64_t, uint64_t> key{op.threshold, op.sequence};
+  counter.triggered.emplace(key, std::move(op));
   ni.triggered_ops++;
   release_triggered(rank, ni, counter);
 }
@@ -80,8 +78,8 @@ void release_triggered(RankPortals& rank, NetworkInterface& ni, CountingEvent& c
 {
   // Re-read on every turn: an operation released here may update this very
   // counter (a triggered PtlCTInc on itself) and release more, in order.
-  while (not counter.triggered.empty() && counter.triggered.front().threshold <= counter.nic_count()) {
-    TriggeredOp op = std::move(counter.triggered.front());
+  while (not counter.triggered.empty() && counter.triggered.begin()->first.first <= counter.nic_count()) {
+    TriggeredOp op = std::move(counter.triggered.begin()->second);
     counter.triggered.erase(counter.triggered.begin());
     ni.triggered_ops--;
     execute(rank, ni, op);
@@ -90,9 +88,9 @@ void release_triggered(RankPortals& rank, NetworkInterface& ni, CountingEvent& c
 
 void cancel_triggered(RankPortals& rank, NetworkInterface& ni, CountingEvent& counter)
 {
-  std::vector<TriggeredOp> cancelled;
+  std::map<std::pair<uint64_t, uint64_t>, TriggeredOp> cancelled;
   cancelled.swap(counter.triggered);
-  for (auto& op : cancelled) {
+  for (auto& [key, op] : cancelled) {
     ni.triggered_ops--;
     if (op.kind == TriggeredOp::Kind::Message)
       release_buffers(rank, *op.message);
