@@ -26,7 +26,6 @@ public:
   // Name of an operation, for logs and deadlock reports ("PtlEQWait").
   static const char* call_name(ipc::Op op);
 
-
   // What every data movement call asks for (Put, Get, the atomics), as the
   // program gave it.
   struct Transfer {
@@ -48,6 +47,7 @@ public:
     ipc::AtomicType atomic_type = ipc::AtomicType::Int8;
     const unsigned char* operand = nullptr; // kMaxAtomicOperand bytes (Swap)
   };
+
 private:
   ipc::Reply ni_init(RankPortals& rank, const ipc::NIInitArgs& args);
   ipc::Reply ni_fini(RankPortals& rank, ipc::Handle handle);
@@ -72,6 +72,8 @@ private:
   ipc::Reply ct_wait(RankPortals& rank, const ipc::CTWaitArgs& args);
   ipc::Reply ct_poll(RankPortals& rank, const ipc::PollArgs& args);
   ipc::Reply ct_update(RankPortals& rank, const ipc::CTUpdateArgs& args, bool increment);
+
+  // Data movement (api_data.cpp).
   static Transfer transfer_of(const ipc::PutArgs& args);
   static Transfer transfer_of(const ipc::GetArgs& args);
   static Transfer transfer_of(const ipc::AtomicArgs& args, Operation op, bool swap);
