@@ -135,16 +135,16 @@ int main(int argc, char** argv)
   world.processes = &processes;
 
   world.ranks.resize(launch->ranks);
-  std::vector<uint32_t> next_pid(world.nodes.size(), 0);
+  std::vector<uint32_t> next_pid(world.nodes.size(), kFirstPid);
   for (unsigned r = 0; r < launch->ranks; ++r) {
     auto& rank = world.ranks[r];
     rank.rank = r;
-    rank.nid = world.nodes[(*node_of)[r]].nid;
+    rank.node = world.nodes[(*node_of)[r]].nid;
     rank.pid = next_pid[(*node_of)[r]]++;
     rank.uid = static_cast<uint32_t>(getuid());
     rank.mutex = s4u::Mutex::create();
     rank.changed = s4u::ConditionVariable::create();
-    world.by_address[{rank.nid, rank.pid}] = r;
+    world.by_address[{rank.nid(), rank.pid}] = r;
   }
   world.nics.resize(world.nodes.size());
   for (const auto& node : world.nodes) {

@@ -109,7 +109,7 @@ void RankProxy::operator()()
                                " uses a libportals from another version of the emulator; use the one installed "
                                "with this s4bxi-run");
       ipc::Reply hello{};
-      hello.result.hello = {rank.rank, static_cast<uint32_t>(world_.ranks.size()), rank.nid, rank.pid, rank.uid};
+      hello.result.hello = {rank.rank, static_cast<uint32_t>(world_.ranks.size()), rank.nid(), rank.pid, rank.uid};
       reply(hello);
       continue;
     }

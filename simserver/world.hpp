@@ -30,11 +30,20 @@ struct RankStatistics {
   uint64_t bytes_sent = 0;
 };
 
+// Portals node and process ids start at 1: 0 is PTL_NID_ANY and PTL_PID_ANY
+// in the BXI ABI, so no real process may have it.
+inline constexpr uint32_t kFirstNid = 1;
+inline constexpr uint32_t kFirstPid = 1;
+inline uint32_t portals_nid(unsigned node_index)
+{
+  return node_index + kFirstNid;
+}
+
 // The Portals side of one rank process.
 struct RankPortals {
   unsigned rank = 0;
-  unsigned nid = 0;
-  uint32_t pid = 0; // Portals process id on its node
+  unsigned node = 0; // index in World::nodes (and World::nics)
+  uint32_t pid = 0;  // Portals process id on its node
   uint32_t uid = 0;
   pid_t os_pid = -1;
   ipc::Channel* channel = nullptr;
@@ -51,6 +60,7 @@ struct RankPortals {
   std::string current_call; // what the rank is blocked in, for deadlock reports
   RankStatistics stats;
 
+  [[nodiscard]] uint32_t nid() const { return portals_nid(node); }
   portals::NetworkInterface* ni(uint32_t slot) { return slot < nis.size() ? nis[slot].get() : nullptr; }
   void notify() { changed->notify_all(); }
   // The call will wait for other ranks or for simulated time: let the process
@@ -68,7 +78,7 @@ struct World {
   std::vector<std::unique_ptr<nic::Nic>> nics; // indexed by nid
   job::RankProcesses* processes = nullptr;
 
-  // (nid, pid) -> rank, for delivering messages.
+  // Portals (nid, pid) -> rank, for delivering messages.
   std::map<std::pair<unsigned, uint32_t>, unsigned> by_address;
 
   RankPortals* find(unsigned nid, uint32_t pid)

@@ -62,7 +62,7 @@ void JobControl::write_report(int status) const
   for (size_t i = 0; i < world_.ranks.size(); ++i) {
     const auto& rank = world_.ranks[i];
     const auto& end = world_.processes->termination(static_cast<unsigned>(i));
-    out << "    {\"rank\": " << rank.rank << ", \"node\": " << rank.nid << ", \"exit_status\": ";
+    out << "    {\"rank\": " << rank.rank << ", \"node\": " << rank.node << ", \"exit_status\": ";
     if (end)
       out << end->shell_status();
     else

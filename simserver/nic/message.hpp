@@ -55,7 +55,7 @@ struct Message {
   // Put is any request that carries a payload (PtlPut and the atomics); the
   // header's operation tells them apart.
   enum class Kind { Put, Get, Ack, GetResponse } kind = Kind::Put;
-  unsigned src_nid = 0;
+  unsigned src_nid = 0; // node indices (World::nics), not Portals NIDs
   unsigned dst_nid = 0;
   uint32_t dst_pid = 0;
   uint32_t ni_slot = 0;

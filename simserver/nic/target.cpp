@@ -74,7 +74,7 @@ void Nic::handle_request(std::unique_ptr<Message> message)
     respond(*message, returns_data ? Message::Kind::GetResponse : Message::Kind::Ack, fail, 0, 0,
             message->ack_req != ipc::AckRequest::None);
   };
-  RankPortals* target = world_.find(node_.nid, message->dst_pid);
+  RankPortals* target = world_.find(portals_nid(node_.nid), message->dst_pid);
   portals::NetworkInterface* ni = target && target->alive ? target->ni(message->ni_slot) : nullptr;
   if (ni == nullptr) {
     fail_back(ipc::FailKind::Undeliverable);

@@ -364,11 +364,11 @@ Reply Api::ni_init(RankPortals& rank, const ipc::NIInitArgs& args)
   const uint32_t slot = slot_of(matching, logical);
   if (args.requested_pid != kPidAny && args.requested_pid != rank.pid) {
     // Another Portals pid on this node: take it if nobody has it.
-    if (world_.find(rank.nid, args.requested_pid) != nullptr)
+    if (world_.find(rank.nid(), args.requested_pid) != nullptr)
       return status(Status::PidInUse);
-    world_.by_address.erase({rank.nid, rank.pid});
+    world_.by_address.erase({rank.nid(), rank.pid});
     rank.pid = args.requested_pid;
-    world_.by_address[{rank.nid, rank.pid}] = rank.rank;
+    world_.by_address[{rank.nid(), rank.pid}] = rank.rank;
   }
   auto& ni = rank.nis[slot];
   if (not ni) {
@@ -382,10 +382,10 @@ Reply Api::ni_init(RankPortals& rank, const ipc::NIInitArgs& args)
     ni->cts.set_capacity(static_cast<uint32_t>(ni->limits.max_cts));
     ni->mds.set_capacity(static_cast<uint32_t>(ni->limits.max_mds));
     ni->entries.set_capacity(static_cast<uint32_t>(ni->limits.max_entries));
-    ni->nic = world_.nics[rank.nid].get();
+    ni->nic = world_.nics[rank.node].get();
     if (logical) // the runtime installs the job's map (PtlSetMap may replace it)
       for (const auto& peer : world_.ranks)
-        ni->map.push_back({peer.nid, peer.pid});
+        ni->map.push_back({peer.nid(), peer.pid});
   }
   ni->references++;
   Reply reply = status(Status::Ok);
@@ -423,7 +423,7 @@ Reply Api::get_id(RankPortals& rank, ipc::Handle handle, bool physical)
   if (ni->logical && not physical)
     reply.result.id = {rank.rank, 0};
   else
-    reply.result.id = {rank.nid, rank.pid};
+    reply.result.id = {rank.nid(), rank.pid};
   return reply;
 }
 

@@ -137,9 +137,9 @@ std::unique_ptr<nic::Message> Api::prepare(RankPortals& rank, const Transfer& t,
     target = ni->map[t.target.rank_or_nid];
   } else {
     target = t.target;
-    if (target.rank_or_nid >= world_.nodes.size())
-      return nullptr;
   }
+  if (target.rank_or_nid < kFirstNid || target.rank_or_nid - kFirstNid >= world_.nodes.size())
+    return nullptr; // no such node (a map entry may be wrong too)
 
   auto op = std::make_shared<nic::InitiatorOp>();
   op->rank = rank.rank;
@@ -160,15 +160,15 @@ std::unique_ptr<nic::Message> Api::prepare(RankPortals& rank, const Transfer& t,
 
   auto message = std::make_unique<nic::Message>();
   message->kind = sends ? nic::Message::Kind::Put : nic::Message::Kind::Get;
-  message->src_nid = rank.nid;
-  message->dst_nid = target.rank_or_nid;
+  message->src_nid = rank.node;
+  message->dst_nid = target.rank_or_nid - kFirstNid;
   message->dst_pid = target.pid;
   message->ni_slot = ni->slot;
   message->pt_index = t.pt_index;
   message->hdr_data = t.hdr_data;
   message->ack_req = t.ack_req;
   message->header.op = t.op;
-  message->header.initiator = {rank.nid, rank.pid};
+  message->header.initiator = {rank.nid(), rank.pid};
   message->header.initiator_rank = rank.rank;
   message->header.uid = rank.uid;
   message->header.match_bits = t.match_bits;
@@ -217,7 +217,7 @@ Reply Api::issue(RankPortals& rank, std::unique_ptr<nic::Message> message,
     rank.stats.bytes_sent += length;
   }
   detail::hold_buffers(rank, op);
-  world_.nics[rank.nid]->submit(std::move(message), pio_bytes); // a Get request is a header only
+  world_.nics[rank.node]->submit(std::move(message), pio_bytes); // a Get request is a header only
   return status(Status::Ok);
 }
 

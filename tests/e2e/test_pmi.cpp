@@ -24,6 +24,21 @@ TEST_F(Pmi, BootstrapThroughKeyValueSpaceAndBarrier)
     }
 }
 
+// Issue 3's acceptance: a program compiled against each flavour's header,
+// bootstrapping through PMI-1 with a simple-PMI client, under the matching
+// --abi (and under auto, which must find the same flavour).
+TEST_F(Pmi, BootstrapWithEachBinaryFlavour)
+{
+    for (const char *flavour : {"bxi", "sandia"})
+        for (const char *abi : {flavour, "auto"}) {
+            auto r = run({"-n", "2", "--abi", abi, program(std::string(flavour) + "/pmi_bootstrap")});
+            expect_success(r, 2);
+            for (int rank = 0; rank < 2; ++rank)
+                EXPECT_TRUE(contains(r.out, "pmi_bootstrap: rank " + std::to_string(rank) + ": all checks passed"))
+                    << flavour << " program, --abi " << abi << "\n" << describe(r);
+        }
+}
+
 // PMI_Abort ends the job with the given code and names the rank.
 TEST_F(Pmi, AbortEndsTheJobWithItsExitCode)
 {
