@@ -84,6 +84,12 @@ std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>
       options.platform = value;
     } else if (value_of(arg, "--report", value)) {
       options.report_path = value;
+    } else if (value_of(arg, "--trace", value)) {
+      if (error.empty() && value.empty()) {
+        error = "option --trace needs a directory";
+        return std::nullopt;
+      }
+      options.trace_dir = value;
     } else if (value_of(arg, "--preload-library", value)) {
       options.preload_library = value;
     } else if (value_of(arg, "--ppn", value)) {
@@ -138,6 +144,8 @@ std::vector<std::string> to_arguments(const LaunchOptions& options)
     args.push_back("--platform=" + options.platform);
   if (not options.report_path.empty())
     args.push_back("--report=" + options.report_path);
+  if (not options.trace_dir.empty())
+    args.push_back("--trace=" + options.trace_dir);
   if (not options.preload_library.empty())
     args.push_back("--preload-library=" + options.preload_library);
   if (options.abi != Abi::Auto)
@@ -172,6 +180,10 @@ std::string usage_text()
          "                         rank r on node r mod nodes (default), or fill each node\n"
          "                         (up to --ppn ranks) before the next\n"
          "  --report FILE          write a JSON report of the run\n"
+         "  --trace DIR            write a trace of the run: DIR/events.csv (every NIC\n"
+         "                         message, PCIe transfer, compute, Portals call and\n"
+         "                         wait) and DIR/trace.json (for Perfetto or\n"
+         "                         chrome://tracing)\n"
          "  --cfg=NAME:VALUE       set a model or SimGrid option (s4bxi/... options: --help-cfg)\n"
          "  --log=CATEGORY.thres:LEVEL  SimGrid logging, e.g. --log=s4bxi_nic.thres:debug\n"
          "  --abi auto|bxi|sandia  the portals4.h the program was compiled against: BXI's\n"

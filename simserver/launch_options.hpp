@@ -20,6 +20,7 @@ struct LaunchOptions {
   unsigned ranks = 1;
   std::string platform;                  // fattree: spec or XML path; empty: the default platform
   std::string report_path;               // --report FILE
+  std::string trace_dir;                 // --trace DIR
   std::vector<std::string> simgrid_args; // --cfg=... and --log=..., in command-line order
   std::vector<std::string> program;      // program and its arguments
   std::string preload_library;           // given by the launcher to the server

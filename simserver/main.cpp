@@ -10,6 +10,7 @@
 #include "pmi/pmi_server.hpp"
 #include "portals/api.hpp"
 #include "rank_proxy.hpp"
+#include "trace/recorder.hpp"
 #include "world.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -127,6 +128,17 @@ int main(int argc, char** argv)
   if (not node_of)
     usage_error(error);
 
+  std::unique_ptr<trace::Recorder> recorder;
+  if (not launch->trace_dir.empty()) {
+    std::vector<std::string> node_names;
+    for (const auto& node : world.nodes)
+      node_names.push_back(node.cpu->get_name());
+    recorder = trace::Recorder::open(launch->trace_dir, std::move(node_names), error);
+    if (not recorder)
+      usage_error(error);
+    trace::active = recorder.get();
+  }
+
   ipc::ClockConfig clock{};
   clock.cpu_factor = options::compute_model() == options::ComputeModel::None ? 0.0 : options::cpu_factor();
   clock.cpu_threshold_s = options::cpu_threshold_s();
@@ -161,6 +173,12 @@ int main(int argc, char** argv)
     usage_error(e.what());
   }
   pmi::Server pmi(world, control, processes.pmi_sockets());
+  if (trace::active != nullptr) {
+    std::vector<pid_t> os_pids;
+    for (unsigned r = 0; r < launch->ranks; ++r)
+      os_pids.push_back(processes.pid(r));
+    trace::active->set_processes(os_pids);
+  }
   for (unsigned r = 0; r < launch->ranks; ++r) {
     world.ranks[r].os_pid = processes.pid(r);
     world.ranks[r].channel = processes.channel(r);

@@ -1,6 +1,7 @@
 #include "rank_proxy.hpp"
 
 #include "model_options.hpp"
+#include "trace/recorder.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -64,8 +65,15 @@ void RankProxy::inject_compute(uint64_t compute_ns)
   const double seconds = static_cast<double>(compute_ns) * 1e-9 * options::cpu_factor();
   if (seconds < options::cpu_threshold_s())
     return;
+  const double start = s4u::Engine::get_clock();
   s4u::this_actor::execute(seconds * s4u::this_actor::get_host()->get_speed());
   world_.ranks[rank_].stats.compute_s += seconds;
+  if (trace::active != nullptr)
+    trace::active->record({.kind = trace::Kind::Compute,
+                           .node = world_.ranks[rank_].node,
+                           .rank = static_cast<int>(rank_),
+                           .start = start,
+                           .end = s4u::Engine::get_clock()});
 }
 
 void RankProxy::reply(ipc::Reply reply)
@@ -119,10 +127,20 @@ void RankProxy::operator()()
       reply(ipc::Reply{});
       continue; // the next thing we see should be the process's end
     }
-    if (request.op != ipc::Op::Sleep && request.op != ipc::Op::Noop)
+    const bool portals_call = request.op != ipc::Op::Sleep && request.op != ipc::Op::Noop;
+    if (portals_call)
       rank.stats.portals_calls++;
     rank.current_call = describe_call(request);
+    const bool traced = portals_call && trace::active != nullptr;
+    if (traced)
+      trace::active->begin_call({.kind = trace::Kind::Call,
+                                 .node = rank.node,
+                                 .rank = static_cast<int>(rank_),
+                                 .start = s4u::Engine::get_clock(),
+                                 .what = portals::Api::call_name(request.op)});
     ipc::Reply answer = api_.handle(rank, request);
+    if (traced && trace::active != nullptr)
+      trace::active->end_call(rank_, s4u::Engine::get_clock());
     rank.current_call = "user code";
     reply(answer);
   }

@@ -25,9 +25,11 @@ class Nic;
 
 struct RankStatistics {
   double compute_s = 0;
-  double wait_s = 0; // simulated time spent blocked in a Portals wait or sleep
+  double wait_s = 0; // blocked in PtlEQWait, PtlCTWait, a poll with a timeout, a PMI barrier or a sleep
+  double poll_s = 0; // charged to empty polls, and polling blocked until the polled object changed
   uint64_t portals_calls = 0;
   uint64_t bytes_sent = 0;
+  uint64_t events_written = 0; // full and counting events the NIC wrote into the rank's memory (PCIe)
 };
 
 // Portals node and process ids start at 1: 0 is PTL_NID_ANY and PTL_PID_ANY

@@ -1,6 +1,9 @@
 #include "job_control.hpp"
 
+#include "../model_options.hpp"
 #include "../nic/nic.hpp"
+#include "../portals/event_delivery.hpp"
+#include "../trace/recorder.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -12,6 +15,45 @@
 #include <iomanip>
 
 namespace s4bxi::job {
+
+namespace {
+
+// What every rank and every NIC did, summed.
+struct Totals {
+  double compute_s = 0;
+  double wait_s = 0;
+  double poll_s = 0;
+  uint64_t portals_calls = 0;
+  uint64_t messages = 0;
+  uint64_t wire_bytes = 0;
+};
+
+Totals totals_of(const World& world)
+{
+  Totals totals;
+  for (const auto& rank : world.ranks) {
+    totals.compute_s += rank.stats.compute_s;
+    totals.wait_s += rank.stats.wait_s;
+    totals.poll_s += rank.stats.poll_s;
+    totals.portals_calls += rank.stats.portals_calls;
+  }
+  for (const auto& nic : world.nics) {
+    if (not nic)
+      continue;
+    for (const auto& traffic : nic->statistics().sent_by_kind)
+      totals.messages += traffic.messages;
+    totals.wire_bytes += nic->statistics().wire_bytes_sent;
+  }
+  return totals;
+}
+
+// A fraction of the time a PCIe direction of `bandwidth` could have carried `bytes`.
+double utilisation(uint64_t bytes, double simulated_s, double bandwidth)
+{
+  return simulated_s > 0 && bandwidth > 0 ? static_cast<double>(bytes) / (simulated_s * bandwidth) : 0;
+}
+
+} // namespace
 
 volatile std::sig_atomic_t JobControl::interrupt_signal = 0;
 
@@ -53,11 +95,16 @@ void JobControl::write_report(int status) const
     return;
   }
   out << std::setprecision(12);
+  const double simulated_s = simgrid::s4u::Engine::get_clock();
+  const Totals totals = totals_of(world_);
   out << "{\n";
-  out << "  \"simulated_time_s\": " << simgrid::s4u::Engine::get_clock() << ",\n";
+  out << "  \"simulated_time_s\": " << simulated_s << ",\n";
   out << "  \"wall_time_s\": " << wall_clock_now() - wall_start_ << ",\n";
   out << "  \"exit_status\": " << status << ",\n";
   out << "  \"ranks\": " << world_.ranks.size() << ",\n";
+  out << "  \"totals\": {\"compute_s\": " << totals.compute_s << ", \"wait_s\": " << totals.wait_s
+      << ", \"poll_s\": " << totals.poll_s << ", \"portals_calls\": " << totals.portals_calls
+      << ", \"messages\": " << totals.messages << ", \"wire_bytes\": " << totals.wire_bytes << "},\n";
   out << "  \"per_rank\": [\n";
   for (size_t i = 0; i < world_.ranks.size(); ++i) {
     const auto& rank = world_.ranks[i];
@@ -68,7 +115,8 @@ void JobControl::write_report(int status) const
     else
       out << "null";
     out << ", \"compute_s\": " << rank.stats.compute_s << ", \"wait_s\": " << rank.stats.wait_s
-        << ", \"portals_calls\": " << rank.stats.portals_calls << ", \"bytes_sent\": " << rank.stats.bytes_sent
+        << ", \"poll_s\": " << rank.stats.poll_s << ", \"portals_calls\": " << rank.stats.portals_calls
+        << ", \"bytes_sent\": " << rank.stats.bytes_sent << ", \"events_written\": " << rank.stats.events_written
         << "}" << (i + 1 < world_.ranks.size() ? "," : "") << "\n";
   }
   out << "  ],\n";
@@ -78,10 +126,28 @@ void JobControl::write_report(int status) const
     if (not world_.nics[nid])
       continue;
     const auto& s = world_.nics[nid]->statistics();
-    out << (first ? "" : ",\n") << "    {\"node\": " << nid << ", \"puts\": " << s.messages_sent[0]
-        << ", \"gets\": " << s.messages_sent[1] << ", \"acks\": " << s.messages_sent[2]
-        << ", \"get_responses\": " << s.messages_sent[3] << ", \"payload_bytes\": " << s.payload_bytes_sent
-        << ", \"wire_bytes\": " << s.wire_bytes_sent << "}";
+    uint64_t messages = 0;
+    for (const auto& traffic : s.sent_by_kind)
+      messages += traffic.messages;
+    out << (first ? "" : ",\n") << "    {\"node\": " << nid << ", \"messages\": " << messages
+        << ", \"payload_bytes\": " << s.payload_bytes_sent << ", \"wire_bytes\": " << s.wire_bytes_sent
+        << ",\n     \"by_kind\": {";
+    for (int kind = 0; kind < trace::kMessageKinds; ++kind) {
+      const auto& traffic = s.sent_by_kind[kind];
+      out << (kind == 0 ? "" : ", ") << "\"" << trace::name(static_cast<trace::Kind>(kind))
+          << "\": {\"messages\": " << traffic.messages << ", \"payload_bytes\": " << traffic.payload_bytes
+          << ", \"wire_bytes\": " << traffic.wire_bytes << "}";
+    }
+    // Events are written by the NIC into the memory of the node's ranks.
+    uint64_t to_host = s.pcie_bytes_to_host;
+    for (const auto& rank : world_.ranks)
+      if (rank.node == nid)
+        to_host += rank.stats.events_written * static_cast<uint64_t>(portals::kEventBytes);
+    const double bandwidth = options::pci_bandwidth_Bps();
+    out << "},\n     \"pcie\": {\"bandwidth_Bps\": " << bandwidth << ", \"to_nic_bytes\": " << s.pcie_bytes_to_nic
+        << ", \"to_host_bytes\": " << to_host
+        << ", \"to_nic_utilisation\": " << utilisation(s.pcie_bytes_to_nic, simulated_s, bandwidth)
+        << ", \"to_host_utilisation\": " << utilisation(to_host, simulated_s, bandwidth) << "}}";
     first = false;
   }
   out << "\n  ]\n}\n";
@@ -94,6 +160,13 @@ void JobControl::finish(int status, const std::string& sentence)
   if (not sentence.empty())
     std::fprintf(stderr, "s4bxi-run: %s\n", sentence.c_str());
   write_report(status);
+  trace::finish(simgrid::s4u::Engine::get_clock());
+  if (const Totals totals = totals_of(world_); totals.portals_calls > 0) {
+    std::fprintf(stderr, "s4bxi-run: compute %.9g s, waiting %.9g s, polling %.9g s (all ranks)\n", totals.compute_s,
+                 totals.wait_s, totals.poll_s);
+    std::fprintf(stderr, "s4bxi-run: %llu messages, %llu bytes on the wire\n",
+                 static_cast<unsigned long long>(totals.messages), static_cast<unsigned long long>(totals.wire_bytes));
+  }
   std::fprintf(stderr, "s4bxi-run: simulated time %.9f s, wall time %.3f s, %zu ranks\n",
                simgrid::s4u::Engine::get_clock(), wall_clock_now() - wall_start_, world_.ranks.size());
   std::fflush(stderr);

@@ -89,6 +89,8 @@ struct Message {
   ipc::FailKind fail = ipc::FailKind::Ok;
   bool portals_ack = false; // the initiator wants an ACK (event or count), not only the BXI-level ack
 
+  double sent_at = 0; // simulated time a TX engine put it on the wire (for the trace)
+
   [[nodiscard]] VirtualNetwork network() const
   {
     return kind == Kind::Put || kind == Kind::Get ? VirtualNetwork::Request : VirtualNetwork::Response;

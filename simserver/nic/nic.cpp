@@ -2,6 +2,7 @@
 
 #include "../model_options.hpp"
 #include "../portals/memory_region.hpp"
+#include "../trace/recorder.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -38,6 +39,20 @@ void background_pcie(s4u::Host* from, s4u::Host* to, uint64_t bytes)
   s4u::Comm::sendto_init(from, to)->set_payload_size(bytes)->detach();
 }
 
+// Counts a PCIe transfer for the report and traces it.
+void account_pcie(NicStatistics& statistics, unsigned node, trace::Kind kind, int rank, uint64_t bytes,
+                  double start, double end)
+{
+  (kind == trace::Kind::PcieDmaWrite ? statistics.pcie_bytes_to_host : statistics.pcie_bytes_to_nic) += bytes;
+  if (trace::active != nullptr)
+    trace::active->record({.kind = kind, .node = node, .rank = rank, .bytes = bytes, .start = start, .end = end});
+}
+
+int rank_of(const Message& message)
+{
+  return message.op ? static_cast<int>(message.op->rank) : -1;
+}
+
 } // namespace
 
 Nic::Nic(World& world, const platform::Node& node) : world_(world), node_(node)
@@ -66,17 +81,28 @@ void Nic::start()
 void Nic::submit(std::unique_ptr<Message> message, uint64_t pio_bytes)
 {
   if (options::model_pci_commands()) {
-    if (pio_bytes > 0) // PIO: payload to the NIC's scratch memory, fence, then the command
+    if (pio_bytes > 0) { // PIO: payload to the NIC's scratch memory, fence, then the command
+      const double start = s4u::Engine::get_clock();
       s4u::Comm::sendto(node_.cpu, node_.nic, pio_bytes);
+      account_pcie(statistics_, node_.nid, trace::Kind::PciePio, rank_of(*message), pio_bytes, start,
+                   s4u::Engine::get_clock());
+    }
+    const double start = s4u::Engine::get_clock();
     s4u::Comm::sendto(node_.cpu, node_.nic, static_cast<uint64_t>(options::header_bytes()));
+    account_pcie(statistics_, node_.nid, trace::Kind::PcieCommand, rank_of(*message),
+                 static_cast<uint64_t>(options::header_bytes()), start, s4u::Engine::get_clock());
   }
   queue(message->network()).push(message.release());
 }
 
 void Nic::write_command()
 {
-  if (options::model_pci_commands())
+  if (options::model_pci_commands()) {
+    const double start = s4u::Engine::get_clock();
     s4u::Comm::sendto(node_.cpu, node_.nic, static_cast<uint64_t>(options::header_bytes()));
+    account_pcie(statistics_, node_.nid, trace::Kind::PcieCommand, -1, static_cast<uint64_t>(options::header_bytes()),
+                 start, s4u::Engine::get_clock());
+  }
 }
 
 void Nic::inject(std::unique_ptr<Message> message)
@@ -99,6 +125,7 @@ void Nic::tx_loop(VirtualNetwork network)
 
 void Nic::transmit(Message* message)
 {
+  const double start = s4u::Engine::get_clock();
   const uint64_t length = message->payload_captured ? message->payload.size() : message->op->length;
   if (not message->payload_captured) {
     message->payload.assign(length, 0);
@@ -126,18 +153,35 @@ void Nic::transmit(Message* message)
   std::shared_ptr<InitiatorOp> op = message->op;
   const uint64_t bytes_on_wire = wire_bytes(length);
   auto kind_index = static_cast<int>(message->kind);
+  const trace::Kind kind = kind_of(*message);
+  const trace::Event traced{.kind = trace::Kind::Tx, .node = node_.nid, .rank = rank_of(*message),
+                            .vn = static_cast<int>(message->network()), .bytes = length, .start = start,
+                            .what = trace::name(kind), .dst = static_cast<int>(message->dst_nid)};
+  message->sent_at = s4u::Engine::get_clock();
   world_.nics[message->dst_nid]->inbox(message->network())->put_init(message, bytes_on_wire)->detach();
   statistics_.messages_sent[kind_index]++;
   statistics_.payload_bytes_sent += length;
   statistics_.wire_bytes_sent += bytes_on_wire;
+  auto& traffic = statistics_.sent_by_kind[static_cast<int>(kind)];
+  traffic.messages++;
+  traffic.payload_bytes += length;
+  traffic.wire_bytes += bytes_on_wire;
 
   if (early_send && op) {
     // Small payloads stay in the NIC's E2E context: the buffer is reusable now.
     deliver_send_event(*op, ipc::FailKind::Ok);
     op->send_event_sent = true;
   }
-  if (dma_read)
+  if (dma_read) {
     dma_read->wait();
+    account_pcie(statistics_, node_.nid, trace::Kind::PcieDmaRead, traced.rank, length, start,
+                 dma_read->get_finish_time());
+  }
+  if (trace::active != nullptr) {
+    trace::Event busy = traced;
+    busy.end = s4u::Engine::get_clock();
+    trace::active->record(busy);
+  }
 }
 
 void Nic::rx_loop(VirtualNetwork network)
@@ -147,11 +191,26 @@ void Nic::rx_loop(VirtualNetwork network)
       network == VirtualNetwork::Request ? options::nic_rx_delay_s() : options::nic_response_delay_s();
   while (true) {
     std::unique_ptr<Message> message(mailbox->get<Message>());
+    trace::Event busy;
+    if (trace::active != nullptr) {
+      const double now = s4u::Engine::get_clock();
+      const uint64_t length = message->payload.size();
+      const trace::Kind kind = kind_of(*message);
+      trace::active->record({.kind = kind, .node = message->src_nid, .rank = rank_of(*message),
+                             .vn = static_cast<int>(network), .bytes = length, .start = message->sent_at,
+                             .end = now, .dst = static_cast<int>(node_.nid), .wire_bytes = wire_bytes(length)});
+      busy = {.kind = trace::Kind::Rx, .node = node_.nid, .rank = rank_of(*message), .vn = static_cast<int>(network),
+              .bytes = length, .start = now, .what = trace::name(kind), .src = static_cast<int>(message->src_nid)};
+    }
     s4u::this_actor::sleep_for(delay);
     if (network == VirtualNetwork::Request)
       handle_request(std::move(message));
     else
       handle_response(std::move(message));
+    if (trace::active != nullptr) {
+      busy.end = s4u::Engine::get_clock();
+      trace::active->record(busy);
+    }
   }
 }
 
@@ -183,6 +242,12 @@ void Nic::write_to_host(pid_t pid, const portals::MemoryRegion& region, uint64_t
   if (bytes.size() < length || not portals::write_region(pid, region, offset, bytes.data(), length))
     fail = ipc::FailKind::Segv;
   background_pcie(node_.nic, node_.cpu, length);
+  // In the background: in the trace it ends when it would alone on the bus.
+  const double now = s4u::Engine::get_clock();
+  account_pcie(statistics_, node_.nid, trace::Kind::PcieDmaWrite, trace::active ? trace::active->rank_of(pid) : -1,
+               length, now,
+               now + options::pci_latency_s() +
+                   static_cast<double>(length) / std::min(options::pci_bandwidth_Bps(), options::pci_transfer_cap_Bps()));
 }
 
 } // namespace s4bxi::nic

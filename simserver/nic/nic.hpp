@@ -6,6 +6,7 @@
 
 #include "command_queue.hpp"
 #include "message.hpp"
+#include "traffic.hpp"
 #include "../world.hpp"
 
 #include <simgrid/s4u/Mailbox.hpp>
@@ -19,6 +20,9 @@ struct NicStatistics {
   uint64_t messages_sent[4] = {};    // by Message::Kind
   uint64_t payload_bytes_sent = 0;
   uint64_t wire_bytes_sent = 0;
+  std::array<Traffic, trace::kMessageKinds> sent_by_kind{}; // indexed by trace::Kind
+  uint64_t pcie_bytes_to_nic = 0;  // commands, PIO payloads, DMA reads
+  uint64_t pcie_bytes_to_host = 0; // DMA writes of received data (events: RankStatistics::events_written)
 };
 
 class Nic {

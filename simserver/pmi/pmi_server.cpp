@@ -1,5 +1,7 @@
 #include "pmi_server.hpp"
 
+#include "../trace/recorder.hpp"
+
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
 
@@ -141,8 +143,18 @@ void Server::barrier(unsigned rank)
     return;
   }
   waiting.expect_long_wait();
+  const double start = simgrid::s4u::Engine::get_clock();
   while (barrier_generation_ == generation)
     barrier_done_->wait(lock);
+  const double end = simgrid::s4u::Engine::get_clock();
+  waiting.stats.wait_s += end - start;
+  if (trace::active != nullptr && end > start)
+    trace::active->record({.kind = trace::Kind::Wait,
+                           .node = waiting.node,
+                           .rank = static_cast<int>(rank),
+                           .start = start,
+                           .end = end,
+                           .what = "PMI barrier"});
 }
 
 } // namespace s4bxi::pmi

@@ -3,6 +3,7 @@
 #include "../job/rank_memory.hpp"
 #include "../model_options.hpp"
 #include "../nic/nic.hpp"
+#include "../trace/recorder.hpp"
 #include "api_internal.hpp"
 #include "event_delivery.hpp"
 #include "memory_region.hpp"
@@ -168,6 +169,23 @@ Reply pop_event(EventQueue& queue)
   reply.status = queue.dropped ? Status::EqDropped : Status::Ok;
   queue.dropped = false;
   return reply;
+}
+
+// Accounts for the time `rank` spent blocked since `start`: waiting (a wait
+// call, a poll with a timeout, a sleep) or polling (empty polls).
+void blocked(RankPortals& rank, trace::Kind kind, double start, const char* what)
+{
+  const double end = s4u::Engine::get_clock();
+  if (end <= start)
+    return;
+  (kind == trace::Kind::Poll ? rank.stats.poll_s : rank.stats.wait_s) += end - start;
+  if (trace::active != nullptr)
+    trace::active->record({.kind = kind,
+                           .node = rank.node,
+                           .rank = static_cast<int>(rank.rank),
+                           .start = start,
+                           .end = end,
+                           .what = what});
 }
 
 double deadline_after_ms(int64_t timeout_ms)
@@ -349,8 +367,9 @@ Reply Api::sleep(RankPortals& rank, double seconds)
 {
   if (seconds > 0) {
     rank.expect_long_wait();
+    const double start = s4u::Engine::get_clock();
     s4u::this_actor::sleep_for(seconds);
-    rank.stats.wait_s += seconds;
+    blocked(rank, trace::Kind::Wait, start, "sleep");
   }
   return status(Status::Ok);
 }
@@ -585,8 +604,9 @@ void Api::charge_empty_poll(RankPortals& rank, ipc::Op op, ipc::Handle handle)
     streak = {op, handle, 1};
   const double cost = options::poll_cost_s();
   if (cost > 0) {
+    const double start = s4u::Engine::get_clock();
     s4u::this_actor::sleep_for(cost);
-    rank.stats.wait_s += cost;
+    blocked(rank, trace::Kind::Poll, start, call_name(op));
   }
   const int limit = options::poll_block_after();
   if (limit <= 0 || streak.count < limit)
@@ -613,12 +633,12 @@ void Api::charge_empty_poll(RankPortals& rank, ipc::Op op, ipc::Handle handle)
   }
   // Round the blocked time up to whole poll periods, as the polls would have.
   if (cost > 0) {
-    double blocked = s4u::Engine::get_clock() - start;
-    double extra = std::ceil(blocked / cost) * cost - blocked;
+    double blocked_s = s4u::Engine::get_clock() - start;
+    double extra = std::ceil(blocked_s / cost) * cost - blocked_s;
     if (extra > 0)
       s4u::this_actor::sleep_for(extra);
-    rank.stats.wait_s += blocked + extra;
   }
+  blocked(rank, trace::Kind::Poll, start, op == ipc::Op::EQGet ? "PtlEQGet (blocked)" : "PtlCTGet (blocked)");
   streak.count = 0;
 }
 
@@ -630,7 +650,7 @@ Reply Api::eq_get(RankPortals& rank, ipc::Handle handle, bool wait)
   if (wait) {
     const double start = s4u::Engine::get_clock();
     block_until(rank, kForever, [&] { return eq_readiness(find()); });
-    rank.stats.wait_s += s4u::Engine::get_clock() - start;
+    blocked(rank, trace::Kind::Wait, start, "PtlEQWait");
   } else if (not eq_readiness(find()).ready) {
     charge_empty_poll(rank, ipc::Op::EQGet, handle);
     if (not eq_readiness(find()).ready)
@@ -667,7 +687,7 @@ Reply Api::eq_poll(RankPortals& rank, const ipc::PollArgs& args)
   };
   const double start = s4u::Engine::get_clock();
   bool ready = args.timeout_ms == 0 ? check().ready : block_until(rank, deadline_after_ms(args.timeout_ms), check);
-  rank.stats.wait_s += s4u::Engine::get_clock() - start;
+  blocked(rank, trace::Kind::Wait, start, "PtlEQPoll");
   if (not ready) {
     if (args.timeout_ms == 0 && handles.size() == 1)
       charge_empty_poll(rank, ipc::Op::EQGet, handles[0]);
@@ -721,7 +741,7 @@ Reply Api::ct_wait(RankPortals& rank, const ipc::CTWaitArgs& args)
     return status(Status::ArgInvalid);
   const double start = s4u::Engine::get_clock();
   block_until(rank, kForever, [&] { return ct_readiness(find(), args.test); });
-  rank.stats.wait_s += s4u::Engine::get_clock() - start;
+  blocked(rank, trace::Kind::Wait, start, "PtlCTWait");
   CountingEvent* counter = find();
   if (counter == nullptr)
     return status(Status::ArgInvalid);
@@ -756,7 +776,7 @@ Reply Api::ct_poll(RankPortals& rank, const ipc::PollArgs& args)
   };
   const double start = s4u::Engine::get_clock();
   bool ready = args.timeout_ms == 0 ? check().ready : block_until(rank, deadline_after_ms(args.timeout_ms), check);
-  rank.stats.wait_s += s4u::Engine::get_clock() - start;
+  blocked(rank, trace::Kind::Wait, start, "PtlCTPoll");
   if (not ready)
     return status(Status::CtNoneReached);
   CountingEvent* counter = find_object(rank, handles[found], HandleKind::CT, &NetworkInterface::cts);

@@ -1,6 +1,7 @@
 #include "event_delivery.hpp"
 
 #include "../model_options.hpp"
+#include "../trace/recorder.hpp"
 #include "triggered.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
@@ -8,7 +9,6 @@
 namespace s4bxi::portals {
 
 namespace {
-constexpr double kEventBytes = 64; // one BXI event record
 
 EventQueue* find_queue(NetworkInterface& ni, ipc::Handle eq)
 {
@@ -17,6 +17,44 @@ EventQueue* find_queue(NetworkInterface& ni, ipc::Handle eq)
     return nullptr;
   return ni.eqs.find(decoded->index);
 }
+
+// The NIC writes an event into the rank's memory: it lands at `landing`.
+void written(RankPortals& rank, double landing, const char* what)
+{
+  rank.stats.events_written++;
+  if (trace::active != nullptr)
+    trace::active->record({.kind = trace::Kind::PcieEvent,
+                           .node = rank.node,
+                           .rank = static_cast<int>(rank.rank),
+                           .bytes = static_cast<uint64_t>(kEventBytes),
+                           .start = simgrid::s4u::Engine::get_clock(),
+                           .end = landing,
+                           .what = what});
+}
+
+const char* event_name(ipc::EventKind kind)
+{
+  switch (kind) {
+    case ipc::EventKind::Get: return "PTL_EVENT_GET";
+    case ipc::EventKind::GetOverflow: return "PTL_EVENT_GET_OVERFLOW";
+    case ipc::EventKind::Put: return "PTL_EVENT_PUT";
+    case ipc::EventKind::PutOverflow: return "PTL_EVENT_PUT_OVERFLOW";
+    case ipc::EventKind::Atomic: return "PTL_EVENT_ATOMIC";
+    case ipc::EventKind::AtomicOverflow: return "PTL_EVENT_ATOMIC_OVERFLOW";
+    case ipc::EventKind::FetchAtomic: return "PTL_EVENT_FETCH_ATOMIC";
+    case ipc::EventKind::FetchAtomicOverflow: return "PTL_EVENT_FETCH_ATOMIC_OVERFLOW";
+    case ipc::EventKind::Reply: return "PTL_EVENT_REPLY";
+    case ipc::EventKind::Send: return "PTL_EVENT_SEND";
+    case ipc::EventKind::Ack: return "PTL_EVENT_ACK";
+    case ipc::EventKind::PtDisabled: return "PTL_EVENT_PT_DISABLED";
+    case ipc::EventKind::Link: return "PTL_EVENT_LINK";
+    case ipc::EventKind::AutoUnlink: return "PTL_EVENT_AUTO_UNLINK";
+    case ipc::EventKind::AutoFree: return "PTL_EVENT_AUTO_FREE";
+    case ipc::EventKind::Search: return "PTL_EVENT_SEARCH";
+  }
+  return "event";
+}
+
 } // namespace
 
 double event_landing_time()
@@ -33,6 +71,7 @@ void post_event(RankPortals& rank, NetworkInterface& ni, ipc::Handle eq, const i
     queue->dropped = true;
   } else {
     queue->events.push_back({event_landing_time(), event});
+    written(rank, queue->events.back().visible_at, event_name(event.type));
   }
   rank.notify();
 }
@@ -60,6 +99,7 @@ void post_counter(RankPortals& rank, NetworkInterface& ni, CountingEvent& counte
                   uint64_t failure)
 {
   counter.pending.push_back({event_landing_time(), {success, failure}});
+  written(rank, counter.pending.back().visible_at, "counter");
   rank.notify();
   release_triggered(rank, ni, counter);
 }

@@ -393,11 +393,16 @@ void Recorder::close(double now)
     append(out, "}}");
   };
   for (unsigned node = 0; node < node_names_.size(); ++node) {
-    const std::string process = node_names_[node] + " (node " + std::to_string(node) + ")";
+    // The host's name, and the node's index (the CSV's and the report's) when the name does not say it.
+    std::string process = node_names_[node];
+    if (process != "node" + std::to_string(node))
+      process += " (node " + std::to_string(node) + ")";
     metadata("process_name", node, nullptr, "name", &process, 0);
     metadata("process_sort_index", node, nullptr, "sort_index", nullptr, node);
   }
-  for (uint64_t track : tracks_) {
+  std::vector<uint64_t> tracks(tracks_.begin(), tracks_.end());
+  std::sort(tracks.begin(), tracks.end());
+  for (uint64_t track : tracks) {
     const auto node = static_cast<unsigned>(track >> 32);
     const auto tid = static_cast<uint32_t>(track & 0xFFFFFFFF);
     const std::string thread = thread_name(tid);

@@ -63,6 +63,27 @@ TEST(LaunchOptions, ServerArgumentsParseBackToTheSameOptions)
   EXPECT_EQ(again->program, options->program);
 }
 
+TEST(LaunchOptions, TraceDirectoryReachesTheServer)
+{
+  std::string error;
+  auto options = parse({"-n", "2", "--trace", "out/trace", "prog"}, error);
+  ASSERT_TRUE(options) << error;
+  EXPECT_EQ(options->trace_dir, "out/trace");
+  auto again = parse(s4bxi::to_arguments(*options), error);
+  ASSERT_TRUE(again) << error;
+  EXPECT_EQ(again->trace_dir, "out/trace");
+  options = parse({"prog"}, error);
+  ASSERT_TRUE(options) << error;
+  EXPECT_TRUE(options->trace_dir.empty());
+  EXPECT_FALSE(parse({"--trace=", "prog"}, error));
+  EXPECT_NE(error.find("--trace needs a directory"), std::string::npos) << error;
+  options = parse({"prog", "--trace", "t"}, error); // after the program, the program's argument
+  ASSERT_TRUE(options) << error;
+  EXPECT_TRUE(options->trace_dir.empty());
+  EXPECT_FALSE(parse({"--trace"}, error));
+  EXPECT_NE(error.find("needs a value"), std::string::npos) << error;
+}
+
 TEST(LaunchOptions, AbiIsAutoUnlessGiven)
 {
   std::string error;

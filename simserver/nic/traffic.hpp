@@ -1,0 +1,35 @@
+// What a NIC sends, by message kind: the report's per-NIC counts and the
+// trace's message rows use the same kinds (trace/kinds.hpp).
+#pragma once
+
+#include "../trace/kinds.hpp"
+#include "message.hpp"
+
+#include <cstdint>
+
+namespace s4bxi::nic {
+
+struct Traffic {
+  uint64_t messages = 0;
+  uint64_t payload_bytes = 0;
+  uint64_t wire_bytes = 0;
+};
+
+// A request that carries a payload is a Put on the wire whatever the
+// operation; the operation tells Put from the atomics, and a Get response
+// from the response of a fetching atomic.
+inline trace::Kind kind_of(const Message& message)
+{
+  const bool atomic = message.op && message.op->op == portals::Operation::Atomic;
+  const bool fetching = message.op && message.op->op == portals::Operation::FetchAtomic;
+  switch (message.kind) {
+    case Message::Kind::Put:
+      return atomic ? trace::Kind::Atomic : fetching ? trace::Kind::FetchAtomic : trace::Kind::Put;
+    case Message::Kind::Get: return trace::Kind::Get;
+    case Message::Kind::Ack: return trace::Kind::Ack;
+    case Message::Kind::GetResponse: return fetching ? trace::Kind::FetchAtomicResponse : trace::Kind::GetResponse;
+  }
+  return trace::Kind::Put;
+}
+
+} // namespace s4bxi::nic
