@@ -28,8 +28,9 @@ inline trace::Kind kind_of(const Message& message)
     case Message::Kind::Get: return trace::Kind::Get;
     case Message::Kind::Ack: return trace::Kind::Ack;
     case Message::Kind::GetResponse: return fetching ? trace::Kind::FetchAtomicResponse : trace::Kind::GetResponse;
+    default: break;
   }
-  return trace::Kind::Put;
+  return trace::Kind::BxiAck; // the only other kind: end-to-end reliability's own acknowledgments
 }
 
 } // namespace s4bxi::nic

@@ -16,6 +16,7 @@ enum class Kind : uint8_t {
   Ack,
   GetResponse,
   FetchAtomicResponse,
+  BxiAck, // end-to-end reliability's acknowledgment of one message
   // NIC engines busy with one message.
   Tx,
   Rx,
@@ -34,7 +35,7 @@ enum class Kind : uint8_t {
 };
 
 inline constexpr int kKinds = static_cast<int>(Kind::Count_);
-inline constexpr int kMessageKinds = static_cast<int>(Kind::FetchAtomicResponse) + 1;
+inline constexpr int kMessageKinds = static_cast<int>(Kind::BxiAck) + 1;
 
 inline constexpr bool is_message(Kind kind)
 {
@@ -62,6 +63,7 @@ inline constexpr const char* name(Kind kind)
     case Kind::Ack: return "ACK";
     case Kind::GetResponse: return "GET_RESPONSE";
     case Kind::FetchAtomicResponse: return "FETCH_ATOMIC_RESPONSE";
+    case Kind::BxiAck: return "BXI_ACK";
     case Kind::Tx: return "TX";
     case Kind::Rx: return "RX";
     case Kind::PcieCommand: return "PCI_COMMAND";

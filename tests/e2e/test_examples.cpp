@@ -2,6 +2,7 @@
 #include "e2e_test.hpp"
 #include "json_lite.hpp"
 
+#include <cstdio>
 #include <map>
 #include <sstream>
 
@@ -149,6 +150,117 @@ TEST_F(Examples, ReportIsWrittenAsJson)
         EXPECT_LT(entry.get("bytes_sent")->number, payload + 4096) << text;
     }
     EXPECT_TRUE(seen[0] && seen[1]) << text;
+}
+
+// The report's per-rank times and per-NIC traffic (README, "--report"), and
+// the summary lines before the last one.
+TEST_F(Examples, ReportSplitsTimesAndCountsTrafficByKind)
+{
+    TempDir dir;
+    const std::string report = dir.file("run.json");
+    auto r = run({"-n", "2", "--cfg=s4bxi/compute:none", "--report", report, example("pingpong"), "-m", "1024",
+                  "-i", "3"});
+    expect_success(r, 2);
+    std::string error;
+    auto doc = json::parse(read_file(report), &error);
+    ASSERT_TRUE(doc.has_value()) << error;
+    const double simulated = doc->get("simulated_time_s")->number;
+    ASSERT_GT(simulated, 0.0);
+
+    double bytes_sent = 0, wait = 0, poll = 0, compute = 0, calls = 0;
+    for (const auto &entry : doc->get("per_rank")->array) {
+        for (const char *key : {"node", "exit_status", "compute_s", "wait_s", "poll_s", "portals_calls", "bytes_sent",
+                                "events_written"})
+            ASSERT_TRUE(entry.get(key) && entry.get(key)->is_number()) << "per_rank without \"" << key << "\"";
+        EXPECT_EQ(entry.get("node")->number, entry.get("rank")->number) << "rank r on node r";
+        EXPECT_EQ(entry.get("compute_s")->number, 0.0) << "compute:none";
+        EXPECT_GT(entry.get("wait_s")->number, 0.0) << "both ranks wait in PtlEQWait";
+        EXPECT_EQ(entry.get("poll_s")->number, 0.0) << "pingpong never polls";
+        EXPECT_LE(entry.get("wait_s")->number + entry.get("poll_s")->number, simulated);
+        EXPECT_GT(entry.get("events_written")->number, 0.0);
+        bytes_sent += entry.get("bytes_sent")->number;
+        wait += entry.get("wait_s")->number;
+        poll += entry.get("poll_s")->number;
+        compute += entry.get("compute_s")->number;
+        calls += entry.get("portals_calls")->number;
+    }
+    const json::Value *totals = doc->get("totals");
+    ASSERT_TRUE(totals && totals->is_object());
+    EXPECT_NEAR(totals->get("wait_s")->number, wait, 1e-9);
+    EXPECT_EQ(totals->get("portals_calls")->number, calls);
+
+    const std::vector<std::string> kinds = {"PUT", "GET", "ATOMIC", "FETCH_ATOMIC", "ACK", "GET_RESPONSE",
+                                            "FETCH_ATOMIC_RESPONSE", "BXI_ACK"};
+    double put_messages = 0, put_bytes = 0, messages = 0, wire = 0;
+    const auto &nics = doc->get("per_nic")->array;
+    ASSERT_EQ(nics.size(), 2u);
+    for (const auto &nic : nics) {
+        const json::Value *by_kind = nic.get("by_kind");
+        ASSERT_TRUE(by_kind && by_kind->is_object());
+        double nic_messages = 0;
+        for (const auto &kind : kinds) {
+            const json::Value *traffic = by_kind->get(kind);
+            ASSERT_TRUE(traffic && traffic->get("messages") && traffic->get("payload_bytes") &&
+                        traffic->get("wire_bytes"))
+                << "no counts for " << kind;
+            nic_messages += traffic->get("messages")->number;
+            if (traffic->get("messages")->number > 0) {
+                EXPECT_GT(traffic->get("wire_bytes")->number, traffic->get("payload_bytes")->number)
+                    << kind << ": every message has a header";
+            }
+        }
+        for (const char *none : {"GET", "ATOMIC", "FETCH_ATOMIC", "GET_RESPONSE", "FETCH_ATOMIC_RESPONSE"})
+            EXPECT_EQ(by_kind->get(none)->get("messages")->number, 0.0) << "pingpong only Puts, not " << none;
+        EXPECT_EQ(nic.get("messages")->number, nic_messages);
+        put_messages += by_kind->get("PUT")->get("messages")->number;
+        put_bytes += by_kind->get("PUT")->get("payload_bytes")->number;
+        messages += nic_messages;
+        wire += nic.get("wire_bytes")->number;
+
+        const json::Value *pcie = nic.get("pcie");
+        ASSERT_TRUE(pcie && pcie->is_object());
+        const double bandwidth = pcie->get("bandwidth_Bps")->number;
+        const double to_nic = pcie->get("to_nic_bytes")->number;
+        const double to_host = pcie->get("to_host_bytes")->number;
+        // Commands (64 B each) at least; received payloads and events.
+        EXPECT_GE(to_nic, 64 * by_kind->get("PUT")->get("messages")->number);
+        EXPECT_GT(to_host, 0.0);
+        EXPECT_NEAR(pcie->get("to_nic_utilisation")->number, to_nic / (simulated * bandwidth), 1e-9);
+        EXPECT_NEAR(pcie->get("to_host_utilisation")->number, to_host / (simulated * bandwidth), 1e-9);
+        EXPECT_LT(pcie->get("to_host_utilisation")->number, 1.0);
+    }
+    // 8 B to 1 KiB: 8 sizes, 3 timed and 2 warm-up messages each way.
+    EXPECT_GE(put_messages, 8 * 5 * 2);
+    EXPECT_EQ(put_bytes, bytes_sent) << "every byte the ranks sent went in a PUT";
+    EXPECT_EQ(totals->get("messages")->number, messages);
+
+    // Summary: the lines a user wants first, then the last line as before.
+    auto ls = lines(r.err);
+    ASSERT_GE(ls.size(), 3u) << describe(r);
+    const std::string &times = ls[ls.size() - 3];
+    const std::string &traffic = ls[ls.size() - 2];
+    double c = -1, w = -1, p = -1;
+    ASSERT_EQ(std::sscanf(times.c_str(), "s4bxi-run: compute %lf s, waiting %lf s, polling %lf s (all ranks)", &c,
+                          &w, &p),
+              3)
+        << describe(r);
+    EXPECT_EQ(c, compute);
+    EXPECT_NEAR(w, wait, 1e-6 * wait);
+    EXPECT_EQ(p, poll);
+    long long m = -1, b = -1;
+    ASSERT_EQ(std::sscanf(traffic.c_str(), "s4bxi-run: %lld messages, %lld bytes on the wire", &m, &b), 2)
+        << describe(r);
+    EXPECT_EQ(double(m), messages);
+    EXPECT_EQ(double(b), wire);
+}
+
+// A program that makes no Portals call gets the last line only.
+TEST_F(Examples, NoTrafficSummaryWithoutPortalsCalls)
+{
+    auto r = run({"-n", "1", program("time_sleep")});
+    expect_success(r, 1);
+    EXPECT_FALSE(contains(r.err, "bytes on the wire")) << describe(r);
+    EXPECT_FALSE(contains(r.err, "(all ranks)")) << describe(r);
 }
 
 } // namespace

@@ -1,0 +1,386 @@
+// s4bxi-run --trace DIR (docs/trace-format.md): events.csv has the documented
+// columns and kinds and agrees with the report, trace.json is valid Chrome
+// trace-event JSON with one track per rank and per NIC engine, and tracing
+// changes nothing in the simulation.
+#include "e2e_test.hpp"
+#include "json_lite.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace e2e {
+namespace {
+
+const char *const kHeader = "kind,node,rank,vn,bytes,start_s,end_s,actor,detail";
+
+const std::set<std::string> kKinds = {
+    "PUT", "GET", "ATOMIC", "FETCH_ATOMIC", "ACK", "GET_RESPONSE", "FETCH_ATOMIC_RESPONSE",
+    "BXI_ACK", "TX", "RX", "PCI_COMMAND", "PCI_PIO", "PCI_DMA_READ", "PCI_DMA_WRITE", "PCI_EVENT",
+    "COMPUTE", "CALL", "WAIT", "POLL"};
+const std::set<std::string> kMessageKinds = {"PUT", "GET", "ATOMIC", "FETCH_ATOMIC", "ACK",
+                                             "GET_RESPONSE", "FETCH_ATOMIC_RESPONSE", "BXI_ACK"};
+
+struct Row {
+    std::string kind;
+    int node = -1;
+    int rank = -1; // -1: empty
+    int vn = -1;
+    unsigned long long bytes = 0;
+    double start = 0;
+    double end = 0;
+    std::string actor;
+    std::string detail;
+};
+
+std::vector<std::string> split(const std::string &line)
+{
+    std::vector<std::string> fields;
+    std::string field;
+    std::istringstream in(line);
+    while (std::getline(in, field, ','))
+        fields.push_back(field);
+    if (!line.empty() && line.back() == ',')
+        fields.emplace_back();
+    return fields;
+}
+
+bool parse_int(const std::string &text, long long &value)
+{
+    if (text.empty())
+        return false;
+    char *end = nullptr;
+    value = std::strtoll(text.c_str(), &end, 10);
+    return *end == '\0';
+}
+
+bool parse_double(const std::string &text, double &value)
+{
+    if (text.empty())
+        return false;
+    char *end = nullptr;
+    value = std::strtod(text.c_str(), &end);
+    return *end == '\0';
+}
+
+// Parses events.csv, failing the test on any malformed row.
+std::vector<Row> read_csv(const std::string &path)
+{
+    const std::string text = read_file(path);
+    std::vector<Row> rows;
+    std::istringstream in(text);
+    std::string line;
+    EXPECT_TRUE(std::getline(in, line)) << "empty " << path;
+    EXPECT_EQ(line, kHeader);
+    int number = 1;
+    while (std::getline(in, line)) {
+        ++number;
+        auto fields = split(line);
+        EXPECT_EQ(fields.size(), 9u) << "line " << number << ": " << line;
+        if (fields.size() != 9)
+            continue;
+        Row row;
+        long long value = 0;
+        row.kind = fields[0];
+        EXPECT_TRUE(kKinds.count(row.kind)) << "line " << number << ": unknown kind: " << line;
+        EXPECT_TRUE(parse_int(fields[1], value) && value >= 0) << "line " << number << ": node: " << line;
+        row.node = static_cast<int>(value);
+        if (!fields[2].empty()) {
+            EXPECT_TRUE(parse_int(fields[2], value) && value >= 0) << "line " << number << ": rank: " << line;
+            row.rank = static_cast<int>(value);
+        }
+        if (!fields[3].empty()) {
+            EXPECT_TRUE(parse_int(fields[3], value) && (value == 0 || value == 1))
+                << "line " << number << ": vn: " << line;
+            row.vn = static_cast<int>(value);
+        }
+        EXPECT_TRUE(parse_int(fields[4], value) && value >= 0) << "line " << number << ": bytes: " << line;
+        row.bytes = static_cast<unsigned long long>(value);
+        EXPECT_TRUE(parse_double(fields[5], row.start) && row.start >= 0) << "line " << number << ": " << line;
+        EXPECT_TRUE(parse_double(fields[6], row.end) && row.end >= row.start)
+            << "line " << number << ": the end is before the start: " << line;
+        row.actor = fields[7];
+        EXPECT_FALSE(row.actor.empty()) << "line " << number << ": " << line;
+        row.detail = fields[8];
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+std::map<std::string, int> count_kinds(const std::vector<Row> &rows)
+{
+    std::map<std::string, int> counts;
+    for (const auto &row : rows)
+        counts[row.kind]++;
+    return counts;
+}
+
+std::optional<json::Value> read_json(const std::string &path)
+{
+    std::string error;
+    auto doc = json::parse(read_file(path), &error);
+    EXPECT_TRUE(doc.has_value()) << path << " is not valid JSON: " << error;
+    return doc;
+}
+
+class Trace : public E2ETest {
+protected:
+    // Runs with --trace into a fresh directory (and a report); expects success.
+    RunResult traced_run(const TempDir &dir, std::vector<std::string> args, int nranks)
+    {
+        args.insert(args.begin(), {"--trace", dir.file("trace"), "--report", dir.file("report.json")});
+        auto r = run(args);
+        expect_success(r, nranks);
+        return r;
+    }
+};
+
+// The ping-pong example: the message, engine, PCIe and rank kinds are all
+// there, with the documented columns, and agree with the report.
+TEST_F(Trace, PingPongCsvHasTheDocumentedColumnsAndKinds)
+{
+    TempDir dir;
+    // 8 B to 1 KiB: inline, PIO and DMA-read payloads.
+    auto r = traced_run(dir, {"-n", "2", example("pingpong"), "-m", "1024", "-i", "3"}, 2);
+    auto rows = read_csv(dir.file("trace/events.csv"));
+    ASSERT_FALSE(rows.empty()) << describe(r);
+    auto counts = count_kinds(rows);
+    for (const char *kind : {"PUT", "ACK", "TX", "RX", "PCI_COMMAND", "PCI_PIO", "PCI_DMA_READ", "PCI_DMA_WRITE",
+                             "PCI_EVENT", "CALL", "WAIT"})
+        EXPECT_GT(counts[kind], 0) << "no " << kind << " row";
+    // Every message is taken by an RX engine and was sent by a TX engine.
+    int messages = 0;
+    for (const auto &kind : kMessageKinds)
+        messages += counts[kind];
+    EXPECT_EQ(counts["TX"], messages);
+    EXPECT_EQ(counts["RX"], messages);
+
+    auto summary = parse_summary(r.err);
+    ASSERT_TRUE(summary);
+    std::set<int> calling_ranks;
+    for (const auto &row : rows) {
+        EXPECT_LE(row.start, summary->simulated_s + 1e-9) << row.kind << " " << row.detail;
+        EXPECT_LT(row.node, 2);
+        if (kMessageKinds.count(row.kind)) {
+            // Between the two nodes, on the VN of its kind, with its wire size.
+            EXPECT_EQ(row.vn, row.kind == "PUT" ? 0 : 1) << row.kind;
+            EXPECT_EQ(row.actor, "wire" + std::to_string(row.vn));
+            EXPECT_TRUE(contains(row.detail, "dst=" + std::to_string(1 - row.node))) << row.detail;
+            EXPECT_TRUE(contains(row.detail, "wire_bytes=")) << row.detail;
+            EXPECT_GT(row.end, row.start) << "a message takes time on the wire";
+        }
+        if (row.kind == "CALL" || row.kind == "WAIT") {
+            ASSERT_GE(row.rank, 0) << row.kind << " without a rank";
+            EXPECT_EQ(row.actor, "rank" + std::to_string(row.rank));
+            EXPECT_EQ(row.node, row.rank) << "round-robin placement: rank r on node r";
+            calling_ranks.insert(row.rank);
+        }
+        if (row.kind == "PUT") {
+            EXPECT_LE(row.bytes, 1024u);
+        }
+        if (row.kind == "PCI_DMA_READ") {
+            EXPECT_GT(row.bytes, 408u) << "payloads up to the PIO limit are not read by DMA";
+        }
+    }
+    EXPECT_EQ(calling_ranks, (std::set<int>{0, 1}));
+    int puts = 0, waits = 0;
+    for (const auto &row : rows) {
+        puts += row.kind == "CALL" && row.detail == "PtlPut";
+        waits += row.kind == "WAIT" && row.detail == "PtlEQWait";
+    }
+    EXPECT_EQ(puts, counts["PUT"]) << "one PUT message per PtlPut";
+    EXPECT_GT(waits, 0);
+
+    // The report counts the same messages by kind.
+    auto report = read_json(dir.file("report.json"));
+    ASSERT_TRUE(report);
+    const json::Value *nics = report->get("per_nic");
+    ASSERT_TRUE(nics && nics->is_array());
+    std::map<std::string, double> reported;
+    for (const auto &nic : nics->array) {
+        const json::Value *by_kind = nic.get("by_kind");
+        ASSERT_TRUE(by_kind && by_kind->is_object());
+        for (const auto &[kind, traffic] : by_kind->object)
+            reported[kind] += traffic.get("messages")->number;
+    }
+    for (const auto &kind : kMessageKinds)
+        EXPECT_EQ(reported[kind], counts[kind]) << kind;
+}
+
+// Gets and atomics have their own message kinds.
+TEST_F(Trace, GetsAndAtomicsHaveTheirKinds)
+{
+    TempDir dir;
+    traced_run(dir, {"-n", "2", program("put_get_integrity")}, 2);
+    auto counts = count_kinds(read_csv(dir.file("trace/events.csv")));
+    EXPECT_GT(counts["GET"], 0);
+    EXPECT_EQ(counts["GET_RESPONSE"], counts["GET"]);
+    EXPECT_EQ(counts["ATOMIC"], 0);
+
+    TempDir atomics;
+    traced_run(atomics, {"-n", "2", program("atomics")}, 2);
+    counts = count_kinds(read_csv(atomics.file("trace/events.csv")));
+    EXPECT_GT(counts["ATOMIC"], 0);
+    EXPECT_GT(counts["FETCH_ATOMIC"], 0);
+    EXPECT_EQ(counts["FETCH_ATOMIC_RESPONSE"], counts["FETCH_ATOMIC"]);
+}
+
+// Compute and polling appear as such.
+TEST_F(Trace, ComputeAndPollsAreRecorded)
+{
+    TempDir dir;
+    traced_run(dir, {"-n", "1", program("busy_compute"), "0.05"}, 1);
+    auto rows = read_csv(dir.file("trace/events.csv"));
+    double compute = 0;
+    for (const auto &row : rows)
+        if (row.kind == "COMPUTE") {
+            EXPECT_EQ(row.rank, 0);
+            compute += row.end - row.start;
+        }
+    EXPECT_GT(compute, 0.02) << "about 0.05 s of compute should be injected";
+
+    TempDir polls;
+    traced_run(polls, {"-n", "2", program("poll_loop")}, 2);
+    double polling = 0;
+    for (const auto &row : read_csv(polls.file("trace/events.csv")))
+        if (row.kind == "POLL") {
+            EXPECT_EQ(row.rank, 0) << "only rank 0 polls";
+            polling += row.end - row.start;
+        }
+    EXPECT_GT(polling, 1.0) << "rank 0 polls for about 2 simulated seconds";
+    auto report = read_json(polls.file("report.json"));
+    ASSERT_TRUE(report);
+    const json::Value &rank0 = report->get("per_rank")->array.at(0);
+    EXPECT_NEAR(rank0.get("poll_s")->number, polling, 1e-6 * polling);
+}
+
+// trace.json: valid JSON in Chrome's format, one track per rank and per NIC
+// engine, named; slices on a track nest or follow each other.
+TEST_F(Trace, JsonHasOneTrackPerRankAndPerNicEngine)
+{
+    TempDir dir;
+    traced_run(dir, {"-n", "2", example("pingpong"), "-m", "1024", "-i", "3"}, 2);
+    auto doc = read_json(dir.file("trace/trace.json"));
+    ASSERT_TRUE(doc && doc->is_object());
+    const json::Value *events = doc->get("traceEvents");
+    ASSERT_TRUE(events && events->is_array());
+
+    std::map<std::pair<int, int>, std::string> thread_names;
+    std::map<int, std::string> process_names;
+    struct Slice {
+        double ts, dur;
+        std::string name;
+    };
+    std::map<std::pair<int, int>, std::vector<Slice>> tracks;
+    size_t complete = 0;
+    for (const auto &event : events->array) {
+        ASSERT_TRUE(event.is_object());
+        const json::Value *ph = event.get("ph");
+        const json::Value *pid = event.get("pid");
+        ASSERT_TRUE(ph && pid && pid->is_number());
+        if (ph->string == "M") {
+            const json::Value *args = event.get("args");
+            ASSERT_TRUE(args);
+            if (event.get("name")->string == "thread_name")
+                thread_names[{int(pid->number), int(event.get("tid")->number)}] = args->get("name")->string;
+            if (event.get("name")->string == "process_name")
+                process_names[int(pid->number)] = args->get("name")->string;
+            continue;
+        }
+        ASSERT_EQ(ph->string, "X") << "only complete events and metadata";
+        const json::Value *tid = event.get("tid");
+        const json::Value *ts = event.get("ts");
+        const json::Value *dur = event.get("dur");
+        ASSERT_TRUE(tid && ts && dur && ts->is_number() && dur->is_number());
+        ASSERT_TRUE(event.get("name") && event.get("args") && event.get("args")->get("kind"));
+        EXPECT_GE(dur->number, 0.0);
+        tracks[{int(pid->number), int(tid->number)}].push_back({ts->number, dur->number, event.get("name")->string});
+        complete++;
+    }
+    auto rows = read_csv(dir.file("trace/events.csv"));
+    EXPECT_EQ(complete, rows.size()) << "one complete event per CSV row";
+
+    EXPECT_EQ(process_names.size(), 2u);
+    std::set<std::string> names;
+    for (const auto &[track, slices] : tracks) {
+        ASSERT_TRUE(thread_names.count(track)) << "a track without a thread_name";
+        names.insert(std::to_string(track.first) + ":" + thread_names[track]);
+        // Sorted by start, longest first: each slice ends before the next
+        // one starts, or contains it.
+        auto sorted = slices;
+        std::sort(sorted.begin(), sorted.end(),
+                  [](const Slice &a, const Slice &b) { return a.ts < b.ts || (a.ts == b.ts && a.dur > b.dur); });
+        std::vector<double> open_ends;
+        for (const auto &slice : sorted) {
+            while (!open_ends.empty() && open_ends.back() <= slice.ts + 1e-9)
+                open_ends.pop_back();
+            if (!open_ends.empty()) {
+                EXPECT_LE(slice.ts + slice.dur, open_ends.back() + 1e-9)
+                    << "slice " << slice.name << " at " << slice.ts << " overlaps another on " << thread_names[track];
+            }
+            open_ends.push_back(slice.ts + slice.dur);
+        }
+    }
+    // pid = node + 1; rank r on node r.
+    for (const char *expected : {"1:rank 0", "2:rank 1", "1:TX vn0", "1:RX vn0", "1:TX vn1", "1:RX vn1", "2:TX vn0",
+                                 "2:RX vn0", "2:TX vn1", "2:RX vn1", "1:wire out vn0", "1:PCIe", "2:PCIe"})
+        EXPECT_TRUE(names.count(expected)) << "no track " << expected;
+}
+
+// Tracing records only: same output and exactly the same simulated time.
+TEST_F(Trace, TracingChangesNoSimulatedResult)
+{
+    TempDir dir;
+    const std::vector<std::string> tail{"--cfg=s4bxi/compute:none", example("pingpong"), "-m", "65536", "-i", "5"};
+    std::vector<std::string> plain{"-n", "2"};
+    plain.insert(plain.end(), tail.begin(), tail.end());
+    std::vector<std::string> traced{"-n", "2", "--trace", dir.file("t")};
+    traced.insert(traced.end(), tail.begin(), tail.end());
+    auto a = run(plain);
+    auto b = run(traced);
+    expect_success(a, 2);
+    expect_success(b, 2);
+    EXPECT_FALSE(a.out.empty());
+    EXPECT_EQ(a.out, b.out);
+    auto sa = parse_summary(a.err), sb = parse_summary(b.err);
+    ASSERT_TRUE(sa && sb);
+    EXPECT_EQ(sa->simulated_s, sb->simulated_s);
+    // The summary lines before the last one say the same too.
+    auto la = lines(a.err), lb = lines(b.err);
+    ASSERT_EQ(la.size(), lb.size());
+    for (size_t i = 0; i + 1 < la.size(); ++i)
+        EXPECT_EQ(la[i], lb[i]);
+    EXPECT_GT(read_csv(dir.file("t/events.csv")).size(), 100u);
+}
+
+// A run that ends in a deadlock still leaves complete files, with the calls
+// the ranks are stuck in.
+TEST_F(Trace, DeadlockStillClosesTheTrace)
+{
+    TempDir dir;
+    auto r = run({"-n", "2", "--trace", dir.file("t"), program("deadlock")});
+    EXPECT_EQ(r.exit_code, 86) << describe(r);
+    auto rows = read_csv(dir.file("t/events.csv"));
+    auto summary = parse_summary(r.err);
+    ASSERT_TRUE(summary);
+    std::set<int> stuck;
+    for (const auto &row : rows)
+        if (row.kind == "CALL" && row.detail == "PtlEQWait" && std::abs(row.end - summary->simulated_s) < 1e-8)
+            stuck.insert(row.rank);
+    EXPECT_EQ(stuck, (std::set<int>{0, 1})) << "both ranks end in PtlEQWait";
+    EXPECT_TRUE(read_json(dir.file("t/trace.json")));
+}
+
+TEST_F(Trace, UnwritableDirectoryIsAUsageError)
+{
+    TempDir dir;
+    write_file(dir.file("plain-file"), "not a directory\n");
+    auto r = run({"-n", "2", "--trace", dir.file("plain-file/trace"), program("rank_env")});
+    expect_usage_error(r, "trace");
+}
+
+} // namespace
+} // namespace e2e
