@@ -159,10 +159,15 @@ int main(int argc, char** argv)
     world.by_address[{rank.nid(), rank.pid}] = r;
   }
   world.nics.resize(world.nodes.size());
-  for (const auto& node : world.nodes) {
-    world.nics[node.nid] = std::make_unique<nic::Nic>(world, node);
-    world.nics[node.nid]->start();
+  try { // per-node options and fault injection name hosts and links of the platform
+    auto faults = nic::Faults::from_options(world.nodes);
+    for (const auto& node : world.nodes)
+      world.nics[node.nid] = std::make_unique<nic::Nic>(world, node, faults);
+  } catch (const std::invalid_argument& e) {
+    usage_error(e.what());
   }
+  for (const auto& node : world.nodes)
+    world.nics[node.nid]->start();
 
   portals::Api api(world);
   job::JobControl control(world, launch->report_path, wall_start);

@@ -3,6 +3,9 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/config.hpp>
 
+#include <cerrno>
+#include <cmath>
+#include <climits>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -35,12 +38,33 @@ template <class T> std::string to_text(const T& value)
   }
 }
 
+enum class Scope { Global, PerNode };
+constexpr const char* kPerNodeNote = " (per node: a property of this name on the node's NIC host overrides it)";
+
+// S4BXI reads "TRUE", "true" and "1" as true, anything else as false.
+bool s4bxi_truthy(const std::string& value)
+{
+  return value == "TRUE" || value == "true" || value == "1";
+}
+std::string s4bxi_bool(const std::string& value)
+{
+  return s4bxi_truthy(value) ? "yes" : "no";
+}
+std::string s4bxi_negated_bool(const std::string& value)
+{
+  return s4bxi_truthy(value) ? "no" : "yes";
+}
+
 // A flag plus its entry in the help table.
 template <class T> struct Option {
   simgrid::config::Flag<T> flag;
-  Option(const char* name, const char* env, const char* help, T value) : flag(name, help, value)
+  Option(const char* name, const char* env, const char* help, T value, Scope scope = Scope::Global,
+         std::string (*from_environment)(const std::string&) = nullptr)
+      : flag(name, help, value)
   {
-    registry().push_back({name, to_text(value), env ? env : "", help});
+    const bool per_node = scope == Scope::PerNode;
+    registry().push_back({name, to_text(value), env ? env : "", std::string(help) + (per_node ? kPerNodeNote : ""),
+                          per_node, from_environment});
   }
   // An option with a closed set of values. A wrong value throws (SimGrid's own
   // valid-values check aborts the process instead).
@@ -58,7 +82,7 @@ template <class T> struct Option {
     std::string text = help;
     for (const auto& [choice, meaning] : valid)
       text += "; " + choice + ": " + meaning;
-    registry().push_back({name, to_text(value), env ? env : "", text});
+    registry().push_back({name, to_text(value), env ? env : "", text, false, nullptr});
   }
   const T& get() const { return flag.get(); }
 };
@@ -81,40 +105,92 @@ Option<int> g_poll_block{"s4bxi/poll-block-after", nullptr,
 Option<double> g_epoch{"s4bxi/epoch", "S4BXI_EPOCH",
                        "CLOCK_REALTIME seen by the ranks at simulated time 0 (seconds since 1970)", 1704067200.0};
 Option<bool> g_model_pci_commands{"s4bxi/model-pci-commands", "S4BXI_MODEL_PCI_COMMANDS",
-                                  "Model the PCIe write of each command from the CPU to the NIC", true};
+                                  "Model the PCIe write of each command from the CPU to the NIC", true, Scope::PerNode};
 Option<double> g_pci_latency{"s4bxi/pci-latency", nullptr, "PCIe latency (seconds) between a CPU and its NIC",
-                             250e-9};
+                             250e-9, Scope::PerNode};
 Option<double> g_pci_bandwidth{"s4bxi/pci-bandwidth", nullptr,
-                               "Shared PCIe link bandwidth (bytes/s), gen3 x16", 15.75e9};
+                               "Shared PCIe link bandwidth (bytes/s), gen3 x16", 15.75e9, Scope::PerNode};
 Option<double> g_pci_cap{"s4bxi/pci-transfer-cap", nullptr,
-                         "Bandwidth cap of a single PCIe transfer (bytes/s), not shared", 12.5e9};
+                         "Bandwidth cap of a single PCIe transfer (bytes/s), not shared", 12.5e9, Scope::PerNode};
 Option<double> g_bxi_bandwidth{"s4bxi/bxi-bandwidth", nullptr,
                                "BXI link bandwidth (bytes/s) of generated platforms", 12.5e9};
 Option<double> g_bxi_latency{"s4bxi/bxi-latency", nullptr,
                              "BXI link latency (seconds per hop) of generated platforms", 500e-9};
 Option<double> g_tx_delay{"s4bxi/nic-tx-delay", nullptr,
-                          "NIC processing time in TX before a message goes on the wire (seconds)", 10e-9};
+                          "NIC processing time in TX before a message goes on the wire (seconds)", 10e-9, Scope::PerNode};
 Option<double> g_rx_delay{"s4bxi/nic-rx-delay", nullptr,
-                          "NIC processing time in RX before a request's events and ACK (seconds)", 200e-9};
+                          "NIC processing time in RX before a request's events and ACK (seconds)", 200e-9, Scope::PerNode};
 Option<double> g_response_delay{"s4bxi/nic-response-delay", nullptr,
-                                "NIC processing time in RX for an ACK or a Get response (seconds)", 50e-9};
+                                "NIC processing time in RX for an ACK or a Get response (seconds)", 50e-9, Scope::PerNode};
 Option<int> g_queue_depth{"s4bxi/command-queue-depth", nullptr,
-                          "In-flight commands per NIC command queue (stands for the whole NIC pipeline)", 89};
+                          "In-flight commands per NIC command queue (stands for the whole NIC pipeline)", 89, Scope::PerNode};
 Option<int> g_inline_matching{"s4bxi/inline-limit-matching", nullptr,
-                              "Payload bytes carried inside a command that has match bits", 8};
+                              "Payload bytes carried inside a command that has match bits", 8, Scope::PerNode};
 Option<int> g_inline_plain{"s4bxi/inline-limit", nullptr, "Payload bytes carried inside a command without match bits",
-                           16};
+                           16, Scope::PerNode};
 Option<int> g_pio_matching{"s4bxi/pio-limit-matching", nullptr,
-                           "Largest payload written by PIO (two PCIe writes and a fence) with match bits", 408};
-Option<int> g_pio_plain{"s4bxi/pio-limit", nullptr, "Largest payload written by PIO without match bits", 416};
+                           "Largest payload written by PIO (two PCIe writes and a fence) with match bits", 408, Scope::PerNode};
+Option<int> g_pio_plain{"s4bxi/pio-limit", nullptr, "Largest payload written by PIO without match bits", 416, Scope::PerNode};
 Option<int> g_early_send{"s4bxi/early-send-limit", nullptr,
                          "Largest payload whose SEND event comes when the message leaves (kept in the E2E context)",
-                         64};
+                         64, Scope::PerNode};
 Option<int> g_header{"s4bxi/header-bytes", nullptr, "Bytes of a message header on the wire (and of a command)", 64};
 Option<double> g_efficiency{"s4bxi/link-efficiency", nullptr,
                             "Payload bytes per wire byte: BXI packets of 72 B carry 64 B of payload", 64.0 / 72.0};
 Option<int> g_cores{"s4bxi/cores-per-node", nullptr, "CPU cores of each node in generated platforms", 16};
 Option<double> g_cpu_speed{"s4bxi/cpu-speed", nullptr, "CPU speed (flop/s) of generated platforms", 1e9};
+
+// End-to-end reliability: defaults of S4BXI (its README and BxiEngine.cpp:
+// S4BXI_MAX_RETRIES=5, S4BXI_RETRY_TIMEOUT=10.0 seconds, S4BXI_E2E_OFF=false,
+// S4BXI_QUICK_ACKS=false, S4BXI_MAX_MEMCPY=-1).
+Option<bool> g_e2e{"s4bxi/e2e", "S4BXI_E2E_OFF",
+                   "End-to-end reliability: BXI ACKs, retransmission after s4bxi/e2e-retry-timeout, failure after "
+                   "s4bxi/e2e-max-retries; off: no BXI ACK, no retransmission (the alias is negated: "
+                   "S4BXI_E2E_OFF=1 turns it off)",
+                   true, Scope::PerNode, s4bxi_negated_bool};
+Option<double> g_retry_timeout{"s4bxi/e2e-retry-timeout", "S4BXI_RETRY_TIMEOUT",
+                               "Simulated seconds after which E2E sends an unacknowledged message again", 10.0,
+                               Scope::PerNode};
+Option<int> g_max_retries{"s4bxi/e2e-max-retries", "S4BXI_MAX_RETRIES",
+                          "Retransmissions of a message before E2E gives up on it (the operation fails with "
+                          "PTL_NI_UNDELIVERABLE)",
+                          5, Scope::PerNode};
+Option<bool> g_quick_acks{"s4bxi/quick-acks", "S4BXI_QUICK_ACKS",
+                          "The target's RX engine delivers the initiator's ACK itself: no Portals ACK (nor its BXI "
+                          "ACK) on the wire",
+                          false, Scope::PerNode, s4bxi_bool};
+Option<int> g_max_memcpy{"s4bxi/max-memcpy", "S4BXI_MAX_MEMCPY",
+                         "Payload bytes of a message actually copied between rank memories (negative: all); the rest "
+                         "is simulated but not copied: faster, but the data beyond it is wrong",
+                         -1, Scope::PerNode};
+Option<int> g_tx_actors{"s4bxi/tx-actors", nullptr,
+                        "TX engines per virtual network (a destination is always served by the same one)", 1,
+                        Scope::PerNode};
+Option<int> g_rx_actors{"s4bxi/rx-actors", nullptr,
+                        "RX engines per virtual network (a source is always handled by the same one)", 1,
+                        Scope::PerNode};
+
+// Fault injection (nic/faults.cpp): what a lost message is, README "Faults".
+Option<double> g_loss_rate{"s4bxi/fault-loss-rate", nullptr,
+                           "Probability that a message is lost at each faulty node or link it crosses (every "
+                           "message, when no s4bxi/fault-nodes nor s4bxi/fault-links are given)",
+                           0.0};
+Option<std::string> g_fault_nodes{"s4bxi/fault-nodes", nullptr,
+                                  "Comma-separated nodes (CPU host names) whose messages, sent or received, may be lost",
+                                  ""};
+Option<std::string> g_fault_links{"s4bxi/fault-links", nullptr,
+                                  "Comma-separated network links (a split-duplex link's name covers both directions) "
+                                  "on which messages may be lost",
+                                  ""};
+Option<int> g_fault_seed{"s4bxi/fault-seed", nullptr, "Seed of the loss draws (same seed, same losses)", 1};
+Option<std::string> g_drop_at{"s4bxi/fault-drop-at", nullptr,
+                              "Comma-separated simulated times T[/KIND]: the first message of a faulty node or link "
+                              "(of that kind: put, get, ack, response, bxi-ack) sent at or after T is lost",
+                              ""};
+Option<std::string> g_link_down{"s4bxi/link-down", nullptr,
+                                "Comma-separated LINK@START+DURATION: the network link is off during that interval "
+                                "of simulated time; messages crossing it then are lost",
+                                ""};
 
 } // namespace
 
@@ -143,8 +219,65 @@ int header_bytes() { return g_header.get(); }
 double link_payload_efficiency() { return g_efficiency.get(); }
 int cpu_cores_per_node() { return g_cores.get(); }
 double cpu_speed_flops() { return g_cpu_speed.get(); }
+bool e2e() { return g_e2e.get(); }
+double e2e_retry_timeout_s() { return g_retry_timeout.get(); }
+int e2e_max_retries() { return g_max_retries.get(); }
+bool quick_acks() { return g_quick_acks.get(); }
+int max_memcpy() { return g_max_memcpy.get(); }
+int tx_actors() { return g_tx_actors.get(); }
+int rx_actors() { return g_rx_actors.get(); }
+double fault_loss_rate() { return g_loss_rate.get(); }
+std::string fault_nodes() { return g_fault_nodes.get(); }
+std::string fault_links() { return g_fault_links.get(); }
+int fault_seed() { return g_fault_seed.get(); }
+std::string fault_drop_at() { return g_drop_at.get(); }
+std::string link_down() { return g_link_down.get(); }
 
 const std::vector<Description>& all() { return registry(); }
+
+const Description* find(const std::string& name)
+{
+  for (const auto& option : registry())
+    if (option.name == name)
+      return &option;
+  return nullptr;
+}
+
+std::optional<bool> parse_bool(const std::string& text)
+{
+  // The spellings SimGrid's configuration accepts.
+  for (const char* yes : {"yes", "on", "true", "1"})
+    if (text == yes)
+      return true;
+  for (const char* no : {"no", "off", "false", "0"})
+    if (text == no)
+      return false;
+  return std::nullopt;
+}
+
+std::optional<int> parse_int(const std::string& text)
+{
+  if (text.empty())
+    return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text.c_str(), &end, 0);
+  if (*end != '\0' || errno != 0 || value < INT_MIN || value > INT_MAX)
+    return std::nullopt;
+  return static_cast<int>(value);
+}
+
+std::optional<double> parse_double(const std::string& text)
+{
+  if (text.empty())
+    return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(text.c_str(), &end);
+  if (*end != '\0' || errno != 0 || not std::isfinite(value))
+    return std::nullopt;
+  return value;
+}
 
 std::vector<std::string> from_environment()
 {
@@ -153,7 +286,8 @@ std::vector<std::string> from_environment()
     if (option.environment_alias.empty())
       continue;
     if (const char* value = std::getenv(option.environment_alias.c_str()))
-      arguments.push_back("--cfg=" + option.name + ":" + value);
+      arguments.push_back("--cfg=" + option.name + ":" +
+                          (option.from_environment ? option.from_environment(value) : std::string(value)));
   }
   return arguments;
 }

@@ -4,6 +4,7 @@
 // environment variable, for users of the original S4BXI.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,14 +38,43 @@ int header_bytes();
 double link_payload_efficiency();  // payload bytes per wire byte (72 B packets carry 64 B)
 int cpu_cores_per_node();
 double cpu_speed_flops();
+// End-to-end reliability and the NIC's performance options (thesis 4.2.1, 4.3.4).
+bool e2e();
+double e2e_retry_timeout_s();
+int e2e_max_retries();
+bool quick_acks();
+int max_memcpy(); // bytes of a payload copied between rank memories; negative: all
+int tx_actors();  // TX engines per virtual network
+int rx_actors();  // RX engines per virtual network
+// Fault injection (nic/faults.cpp parses the lists).
+double fault_loss_rate();
+std::string fault_nodes();
+std::string fault_links();
+int fault_seed();
+std::string fault_drop_at();
+std::string link_down();
 
 struct Description {
   std::string name;
   std::string default_value;
   std::string environment_alias; // empty when none
   std::string help;
+  // A node's NIC host may override the value with a property of the same
+  // name (nic/nic_parameters.cpp).
+  bool per_node = false;
+  // The --cfg value for the alias's value, when it is not the value itself
+  // (S4BXI's booleans, S4BXI_E2E_OFF).
+  std::string (*from_environment)(const std::string&) = nullptr;
 };
 const std::vector<Description>& all();
+// The option called `name`, or nullptr.
+const Description* find(const std::string& name);
+
+// Option values written as text (host properties), read as SimGrid reads
+// --cfg values; nullopt when the text is not such a value.
+std::optional<bool> parse_bool(const std::string& text);
+std::optional<int> parse_int(const std::string& text);
+std::optional<double> parse_double(const std::string& text);
 
 // --cfg arguments equivalent to the S4BXI_* variables present in `environ`.
 std::vector<std::string> from_environment();

@@ -63,9 +63,11 @@ void Nic::deliver_send_event(const InitiatorOp& op, ipc::FailKind fail)
   count(rank, *ni, op.put, kMDEventCtSend, success, op.length);
 }
 
-void Nic::handle_response(std::unique_ptr<Message> message)
+void Nic::release_buffers(InitiatorOp& op)
 {
-  InitiatorOp& op = *message->op;
+  if (op.buffers_released)
+    return;
+  op.buffers_released = true;
   RankPortals& rank = world_.ranks[op.rank];
   portals::NetworkInterface* ni = rank.alive ? rank.ni(op.ni_slot) : nullptr;
   if (ni == nullptr)
@@ -74,6 +76,30 @@ void Nic::handle_response(std::unique_ptr<Message> message)
     if (auto decoded = portals::decode_handle(handle))
       if (auto* md = ni->mds.find(decoded->index); md != nullptr && md->operations_in_flight > 0)
         md->operations_in_flight--;
+}
+
+void Nic::handle_response(MessagePtr message)
+{
+  if (not accept_response(*message))
+    return; // a BXI ACK, or a duplicate acknowledged again
+  complete_operation(message);
+  if (message->reliable)
+    send_bxi_ack(*message); // once the response is handled: nothing needs it any more
+}
+
+// The final answer of an operation: its response, or what stands for it (a
+// BXI ACK when no Portals ACK is owed, a quick ACK, the E2E failure).
+void Nic::complete_operation(MessagePtr message)
+{
+  InitiatorOp& op = *message->op;
+  if (op.completed)
+    return; // a late answer to an operation that failed or was answered already
+  op.completed = true;
+  RankPortals& rank = world_.ranks[op.rank];
+  portals::NetworkInterface* ni = rank.alive ? rank.ni(op.ni_slot) : nullptr;
+  if (ni == nullptr)
+    return;
+  release_buffers(op);
 
   // The SEND event of a payload too large to stay in the NIC comes with the
   // response: the buffer was in use until then.
@@ -115,9 +141,12 @@ void Nic::handle_response(std::unique_ptr<Message> message)
     case ipc::AckRequest::CtAck: count(rank, *ni, op.put, kMDEventCtAck, success, message->mlength); break;
     case ipc::AckRequest::OcAck:
       // Operation completed: says the target is done with the message, not
-      // what it did with it, and counts operations only.
-      if ((op.put.md.options & kMDEventCtAck) != 0)
-        portals::post_counter(rank, *ni, op.put.md.ct, 1, 0);
+      // what it did with it, and counts operations only; an operation that
+      // never reached the target (E2E gave up) counts as a failure.
+      if ((op.put.md.options & kMDEventCtAck) != 0) {
+        const bool reached = fail != ipc::FailKind::Undeliverable;
+        portals::post_counter(rank, *ni, op.put.md.ct, reached ? 1 : 0, reached ? 0 : 1);
+      }
       break;
     case ipc::AckRequest::None: break;
   }

@@ -8,6 +8,8 @@
 #include "../portals/memory_region.hpp"
 #include "protocol.hpp"
 
+#include <boost/intrusive_ptr.hpp>
+
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -43,6 +45,8 @@ struct InitiatorOp {
   ipc::AtomicOp atomic_op = ipc::AtomicOp::Min; // atomics: reported in the events
   ipc::AtomicType atomic_type = ipc::AtomicType::Int8;
   bool send_event_sent = false; // SEND already delivered (small payload, at departure)
+  bool buffers_released = false; // its MDs no longer count it as in flight
+  bool completed = false;        // its last event is out (answer, failure): later answers are ignored
 
   [[nodiscard]] bool sends_data() const { return op != portals::Operation::Get; }
   [[nodiscard]] bool receives_data() const
@@ -51,10 +55,19 @@ struct InitiatorOp {
   }
 };
 
+// A reference count that copies do not carry: a copy is another message.
+struct RefCount {
+  uint32_t count = 0;
+  RefCount() = default;
+  RefCount(const RefCount&) noexcept {}
+  RefCount& operator=(const RefCount&) noexcept { return *this; }
+};
+
 struct Message {
   // Put is any request that carries a payload (PtlPut and the atomics); the
-  // header's operation tells them apart.
-  enum class Kind { Put, Get, Ack, GetResponse } kind = Kind::Put;
+  // header's operation tells them apart. A BXI ACK acknowledges one message
+  // for end-to-end reliability only (e2e.cpp); it is never acknowledged itself.
+  enum class Kind { Put, Get, Ack, GetResponse, BxiAck } kind = Kind::Put;
   unsigned src_nid = 0; // node indices (World::nics), not Portals NIDs
   unsigned dst_nid = 0;
   uint32_t dst_pid = 0;
@@ -89,6 +102,19 @@ struct Message {
   ipc::FailKind fail = ipc::FailKind::Ok;
   bool portals_ack = false; // the initiator wants an ACK (event or count), not only the BXI-level ack
 
+  // End-to-end reliability (e2e.cpp). Sequence numbers count the messages of
+  // one source NIC to one destination NIC.
+  bool reliable = false;         // the sender's E2E keeps it until acknowledged: the receiver acknowledges it
+  bool sequenced = false;        // `seq` given (at the first transmission)
+  bool duplicate_answer = false; // a kept response sent again for a duplicate request: not kept again
+  uint64_t seq = 0;
+  uint64_t floor = 0;            // every lower `seq` of the sender to this receiver is acknowledged or given up
+  bool answers = false;          // `answered_seq` names the message this one acknowledges (responses, BXI ACKs)
+  uint64_t answered_seq = 0;
+  int retries = 0;               // retransmissions so far
+  bool acked = false;            // acknowledged: a retransmission waiting in a TX queue is dropped
+  RefCount refs;
+
   double sent_at = 0; // simulated time a TX engine put it on the wire (for the trace)
 
   [[nodiscard]] VirtualNetwork network() const
@@ -96,5 +122,20 @@ struct Message {
     return kind == Kind::Put || kind == Kind::Get ? VirtualNetwork::Request : VirtualNetwork::Response;
   }
 };
+inline constexpr int kMessageKinds = static_cast<int>(Message::Kind::BxiAck) + 1;
+
+// Messages are shared: the E2E engine of the sender keeps a message it may
+// have to send again while the receiver handles it (nobody changes a message
+// once it is on the wire, but its E2E bookkeeping).
+inline void intrusive_ptr_add_ref(Message* message)
+{
+  ++message->refs.count;
+}
+inline void intrusive_ptr_release(Message* message)
+{
+  if (--message->refs.count == 0)
+    delete message;
+}
+using MessagePtr = boost::intrusive_ptr<Message>;
 
 } // namespace s4bxi::nic

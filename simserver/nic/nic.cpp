@@ -55,32 +55,56 @@ int rank_of(const Message& message)
 
 } // namespace
 
-Nic::Nic(World& world, const platform::Node& node) : world_(world), node_(node)
+Nic::Nic(World& world, const platform::Node& node, std::shared_ptr<Faults> faults)
+    : world_(world), node_(node), params_(resolve_parameters(*node.nic, node.cpu)), faults_(std::move(faults))
 {
+  register_node_parameters(node.nid, params_);
   for (int vn = 0; vn < kVirtualNetworks; ++vn) {
-    queues_[vn] = std::make_unique<CommandQueue<Message*>>(options::command_queue_depth());
-    inboxes_[vn] = s4u::Mailbox::by_name(node.nic->get_name() + "_vn" + std::to_string(vn));
+    queues_[vn] = std::make_unique<CommandQueue<TxItem>>(params_.command_queue_depth, params_.tx_actors);
+    for (int lane = 0; lane < params_.rx_actors; ++lane)
+      inboxes_[vn].push_back(s4u::Mailbox::by_name(node.nic->get_name() + "_vn" + std::to_string(vn) +
+                                                   (lane > 0 ? "." + std::to_string(lane) : "")));
   }
+  const size_t nodes = world.nodes.size();
+  e2e_.peers.resize(nodes);
+  e2e_.windows.resize(nodes);
+  e2e_.answers.resize(nodes);
+  e2e_.wake = s4u::Semaphore::create(0);
 }
 
 void Nic::start()
 {
+  // Several engines per virtual network share its work by peer: each TX lane
+  // serves a fixed set of destinations and each RX lane a fixed set of
+  // sources. So the messages of one NIC to another on one virtual network
+  // leave and are handled in the order they were issued, as Portals requires
+  // between two processes (a retransmission, though, comes after the
+  // messages sent meanwhile); across peers there is no order.
   for (int vn = 0; vn < kVirtualNetworks; ++vn) {
     auto network = static_cast<VirtualNetwork>(vn);
-    s4u::Actor::create(node_.nic->get_name() + "_tx" + std::to_string(vn), node_.nic,
-                       [this, network] { tx_loop(network); })
-        ->daemonize();
-    auto rx = s4u::Actor::create(node_.nic->get_name() + "_rx" + std::to_string(vn), node_.nic,
-                                 [this, network] { rx_loop(network); });
-    rx->daemonize();
-    // A permanent receiver lets messages flow in while the RX engine is busy.
-    inboxes_[vn]->set_receiver(rx);
+    auto suffix = [vn](const char* engine, int lane, int lanes) {
+      return std::string(engine) + std::to_string(vn) + (lanes > 1 ? "." + std::to_string(lane) : "");
+    };
+    for (int lane = 0; lane < params_.tx_actors; ++lane)
+      s4u::Actor::create(node_.nic->get_name() + suffix("_tx", lane, params_.tx_actors), node_.nic,
+                         [this, network, lane] { tx_loop(network, lane); })
+          ->daemonize();
+    for (int lane = 0; lane < params_.rx_actors; ++lane) {
+      auto rx = s4u::Actor::create(node_.nic->get_name() + suffix("_rx", lane, params_.rx_actors), node_.nic,
+                                   [this, network, lane] { rx_loop(network, lane); });
+      rx->daemonize();
+      // A permanent receiver lets messages flow in while the RX engine is busy.
+      inboxes_[vn][lane]->set_receiver(rx);
+    }
   }
+  if (params_.e2e)
+    s4u::Actor::create(node_.nic->get_name() + "_e2e", node_.nic, [this] { e2e_loop(); })->daemonize();
+  s4u::Engine::on_simulation_end_cb([this] { log_e2e_statistics(); });
 }
 
 void Nic::submit(std::unique_ptr<Message> message, uint64_t pio_bytes)
 {
-  if (options::model_pci_commands()) {
+  if (params_.model_pci_commands) {
     if (pio_bytes > 0) { // PIO: payload to the NIC's scratch memory, fence, then the command
       const double start = s4u::Engine::get_clock();
       s4u::Comm::sendto(node_.cpu, node_.nic, pio_bytes);
@@ -92,12 +116,13 @@ void Nic::submit(std::unique_ptr<Message> message, uint64_t pio_bytes)
     account_pcie(statistics_, node_.nid, trace::Kind::PcieCommand, rank_of(*message),
                  static_cast<uint64_t>(options::header_bytes()), start, s4u::Engine::get_clock());
   }
-  queue(message->network()).push(message.release());
+  const int lane = tx_lane(*message);
+  queue(message->network()).push({MessagePtr(message.release()), true}, lane);
 }
 
 void Nic::write_command()
 {
-  if (options::model_pci_commands()) {
+  if (params_.model_pci_commands) {
     const double start = s4u::Engine::get_clock();
     s4u::Comm::sendto(node_.cpu, node_.nic, static_cast<uint64_t>(options::header_bytes()));
     account_pcie(statistics_, node_.nid, trace::Kind::PcieCommand, -1, static_cast<uint64_t>(options::header_bytes()),
@@ -108,17 +133,18 @@ void Nic::write_command()
 void Nic::inject(std::unique_ptr<Message> message)
 {
   message->issued_by_nic = true;
-  queue(message->network()).push_unbounded(message.release());
+  const int lane = tx_lane(*message);
+  queue(message->network()).push_unbounded({MessagePtr(message.release()), false}, lane);
 }
 
-void Nic::tx_loop(VirtualNetwork network)
+void Nic::tx_loop(VirtualNetwork network, int lane)
 {
   auto& commands = queue(network);
   while (true) {
-    Message* message = commands.pop();
-    const bool holds_slot = not message->issued_by_nic; // the message is gone after transmit()
-    transmit(message);
-    if (holds_slot)
+    TxItem item = commands.pop(lane);
+    if (not item.message->acked) // else a retransmission acknowledged while it waited
+      transmit(item.message.get());
+    if (item.holds_slot)
       commands.release_slot();
   }
 }
@@ -130,7 +156,7 @@ void Nic::transmit(Message* message)
   if (not message->payload_captured) {
     message->payload.assign(length, 0);
     if (not portals::read_region(message->payload_pid, message->payload_region, message->payload_offset,
-                                 message->payload.data(), length))
+                                 message->payload.data(), params_.copied(length)))
       XBT_WARN("rank memory at offset %llu of its buffer (%llu bytes) could not be read; sending zeros",
                static_cast<unsigned long long>(message->payload_offset), static_cast<unsigned long long>(length));
     message->payload_captured = true;
@@ -140,16 +166,16 @@ void Nic::transmit(Message* message)
     // A DMA read: the request crosses PCIe, then the data streams back. The
     // wire transfer is pipelined with it but cannot start before the first
     // PCIe packet has arrived (thesis 4.3.3).
-    s4u::this_actor::sleep_for(options::pci_latency_s());
+    s4u::this_actor::sleep_for(params_.pci_latency_s);
     dma_read = s4u::Comm::sendto_async(node_.cpu, node_.nic, length);
     const double first_packet = static_cast<double>(std::min<uint64_t>(length, kPciePacketBytes));
-    s4u::this_actor::sleep_for(options::pci_latency_s() + first_packet / options::pci_transfer_cap_Bps());
+    s4u::this_actor::sleep_for(params_.pci_latency_s + first_packet / params_.pci_transfer_cap_Bps);
   }
-  s4u::this_actor::sleep_for(options::nic_tx_delay_s());
+  s4u::this_actor::sleep_for(params_.tx_delay_s);
 
-  // Once put on the wire, the message belongs to the receiving RX engine.
-  const bool early_send =
-      message->kind == Message::Kind::Put && length <= static_cast<uint64_t>(options::early_send_limit());
+  // Once put on the wire, the message is shared with the receiving RX engine
+  // (and kept by E2E until acknowledged): nothing changes it any more.
+  const bool early_send = message->kind == Message::Kind::Put && length <= params_.early_send_limit;
   std::shared_ptr<InitiatorOp> op = message->op;
   const uint64_t bytes_on_wire = wire_bytes(length);
   auto kind_index = static_cast<int>(message->kind);
@@ -158,7 +184,7 @@ void Nic::transmit(Message* message)
                             .vn = static_cast<int>(message->network()), .bytes = length, .start = start,
                             .what = trace::name(kind), .dst = static_cast<int>(message->dst_nid)};
   message->sent_at = s4u::Engine::get_clock();
-  world_.nics[message->dst_nid]->inbox(message->network())->put_init(message, bytes_on_wire)->detach();
+  send_on_wire(message, bytes_on_wire);
   statistics_.messages_sent[kind_index]++;
   statistics_.payload_bytes_sent += length;
   statistics_.wire_bytes_sent += bytes_on_wire;
@@ -167,7 +193,7 @@ void Nic::transmit(Message* message)
   traffic.payload_bytes += length;
   traffic.wire_bytes += bytes_on_wire;
 
-  if (early_send && op) {
+  if (early_send && op && not op->send_event_sent) { // not again for a retransmission
     // Small payloads stay in the NIC's E2E context: the buffer is reusable now.
     deliver_send_event(*op, ipc::FailKind::Ok);
     op->send_event_sent = true;
@@ -182,15 +208,18 @@ void Nic::transmit(Message* message)
     busy.end = s4u::Engine::get_clock();
     trace::active->record(busy);
   }
+  if (not message->reliable)
+    sent_unreliably(*message);
 }
 
-void Nic::rx_loop(VirtualNetwork network)
+void Nic::rx_loop(VirtualNetwork network, int lane)
 {
-  auto* mailbox = inbox(network);
-  const double delay =
-      network == VirtualNetwork::Request ? options::nic_rx_delay_s() : options::nic_response_delay_s();
+  auto* mailbox = inboxes_[static_cast<int>(network)][static_cast<size_t>(lane)];
+  const double delay = network == VirtualNetwork::Request ? params_.rx_delay_s : params_.response_delay_s;
   while (true) {
-    std::unique_ptr<Message> message(mailbox->get<Message>());
+    MessagePtr message = receive(mailbox);
+    if (not message)
+      continue; // lost on a link that failed
     trace::Event busy;
     if (trace::active != nullptr) {
       const double now = s4u::Engine::get_clock();
@@ -202,7 +231,8 @@ void Nic::rx_loop(VirtualNetwork network)
       busy = {.kind = trace::Kind::Rx, .node = node_.nid, .rank = rank_of(*message), .vn = static_cast<int>(network),
               .bytes = length, .start = now, .what = trace::name(kind), .src = static_cast<int>(message->src_nid)};
     }
-    s4u::this_actor::sleep_for(delay);
+    if (message->kind != Message::Kind::BxiAck) // a BXI ACK only clears an E2E entry
+      s4u::this_actor::sleep_for(delay);
     if (network == VirtualNetwork::Request)
       handle_request(std::move(message));
     else
@@ -217,7 +247,18 @@ void Nic::rx_loop(VirtualNetwork network)
 void Nic::respond(const Message& request, Message::Kind kind, ipc::FailKind fail, uint64_t mlength, uint64_t offset,
                   bool portals_ack, std::vector<unsigned char> payload)
 {
-  auto response = std::make_unique<Message>();
+  if (kind == Message::Kind::Ack && not portals_ack) {
+    // No Portals ACK is owed: the request needs its BXI ACK only (none
+    // without E2E, and the initiator expects nothing then).
+    if (request.reliable)
+      send_bxi_ack(request);
+    return;
+  }
+  if (kind == Message::Kind::Ack && params_.quick_acks) {
+    quick_ack(request, fail, mlength, offset);
+    return;
+  }
+  MessagePtr response(new Message);
   response->kind = kind;
   response->src_nid = node_.nid;
   response->dst_nid = request.src_nid;
@@ -228,8 +269,16 @@ void Nic::respond(const Message& request, Message::Kind kind, ipc::FailKind fail
   response->portals_ack = portals_ack;
   response->payload = std::move(payload);
   response->needs_dma_read = kind == Message::Kind::GetResponse; // Get responses always use DMA
+  if (request.reliable) {
+    // The response acknowledges the request, and answers it again if it
+    // comes again.
+    response->answers = true;
+    response->answered_seq = request.seq;
+    e2e_.answers[request.src_nid][request.seq] = response;
+  }
   // Responses are generated by the NIC itself: no PCIe command write.
-  queue(VirtualNetwork::Response).push(response.release());
+  const int lane = tx_lane(*response);
+  queue(VirtualNetwork::Response).push({std::move(response), true}, lane);
 }
 
 void Nic::write_to_host(pid_t pid, const portals::MemoryRegion& region, uint64_t offset,
@@ -239,7 +288,8 @@ void Nic::write_to_host(pid_t pid, const portals::MemoryRegion& region, uint64_t
     return;
   // The bytes land in memory now, so that no event about them can be seen
   // before them; the PCIe write itself is modelled in the background.
-  if (bytes.size() < length || not portals::write_region(pid, region, offset, bytes.data(), length))
+  // Beyond s4bxi/max-memcpy the bytes are not copied (a performance option).
+  if (bytes.size() < length || not portals::write_region(pid, region, offset, bytes.data(), params_.copied(length)))
     fail = ipc::FailKind::Segv;
   background_pcie(node_.nic, node_.cpu, length);
   // In the background: in the trace it ends when it would alone on the bus.

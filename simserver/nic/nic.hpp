@@ -5,7 +5,10 @@
 #pragma once
 
 #include "command_queue.hpp"
+#include "e2e.hpp"
+#include "faults.hpp"
 #include "message.hpp"
+#include "nic_parameters.hpp"
 #include "traffic.hpp"
 #include "../world.hpp"
 
@@ -17,17 +20,25 @@
 namespace s4bxi::nic {
 
 struct NicStatistics {
-  uint64_t messages_sent[4] = {};    // by Message::Kind
+  uint64_t messages_sent[kMessageKinds] = {}; // by Message::Kind, retransmissions included
   uint64_t payload_bytes_sent = 0;
   uint64_t wire_bytes_sent = 0;
   std::array<Traffic, trace::kMessageKinds> sent_by_kind{}; // indexed by trace::Kind
   uint64_t pcie_bytes_to_nic = 0;  // commands, PIO payloads, DMA reads
   uint64_t pcie_bytes_to_host = 0; // DMA writes of received data (events: RankStatistics::events_written)
+  // End-to-end reliability (e2e.cpp) and faults (faults.hpp).
+  uint64_t bxi_acks_sent = 0;       // also in messages_sent[Message::Kind::BxiAck]
+  uint64_t retransmissions = 0;     // messages sent again after the E2E timeout
+  uint64_t messages_lost = 0;       // messages this NIC sent that were lost to faults (dropped or on a failed link)
+  uint64_t duplicates_received = 0; // messages received again (retransmissions of handled ones): acknowledged, not applied
+  uint64_t messages_given_up = 0;   // messages E2E stopped retransmitting after s4bxi/e2e-max-retries
+  uint64_t operations_failed = 0;   // operations of this NIC's initiators that ended with PTL_NI_UNDELIVERABLE
 };
 
 class Nic {
 public:
-  Nic(World& world, const platform::Node& node);
+  // Throws std::invalid_argument for a bad per-node option of the node.
+  Nic(World& world, const platform::Node& node, std::shared_ptr<Faults> faults = nullptr);
   Nic(const Nic&) = delete;
   Nic& operator=(const Nic&) = delete;
 
@@ -47,15 +58,51 @@ public:
   void inject(std::unique_ptr<Message> message);
 
   [[nodiscard]] const NicStatistics& statistics() const { return statistics_; }
+  [[nodiscard]] const NicParameters& parameters() const { return params_; }
 
 private:
-  void tx_loop(VirtualNetwork network);
-  void rx_loop(VirtualNetwork network);
+  // A command or message waiting for a TX engine; `holds_slot`: it took one
+  // of the queue's slots (commands of the host, responses of the RX engines).
+  struct TxItem {
+    MessagePtr message;
+    bool holds_slot = false;
+  };
+
+  void tx_loop(VirtualNetwork network, int lane);
+  void rx_loop(VirtualNetwork network, int lane);
   void transmit(Message* message);
   // Target side (target.cpp): matching, data, events, response.
-  void handle_request(std::unique_ptr<Message> message);
+  void handle_request(MessagePtr message);
   // Initiator side (initiator.cpp): reply data, SEND/ACK/REPLY events and counts.
-  void handle_response(std::unique_ptr<Message> message);
+  void handle_response(MessagePtr message);
+  void complete_operation(MessagePtr message);
+  void release_buffers(InitiatorOp& op);
+
+  // End-to-end reliability (e2e.cpp).
+  void e2e_loop();
+  void log_e2e_statistics() const; // at the end of the run, s4bxi_e2e at verbose level
+  // Puts a message on the wire: sequence number, fault injection, E2E entry.
+  void send_on_wire(Message* message, uint64_t bytes_on_wire);
+  // The next message of an RX lane; null when its communication failed.
+  MessagePtr receive(simgrid::s4u::Mailbox* mailbox);
+  // Whether a request is new (false: a duplicate, answered again here).
+  bool accept_request(const Message& request);
+  // Whether a response is new and for the initiator (false: a BXI ACK, or a
+  // duplicate acknowledged again here).
+  bool accept_response(const Message& response);
+  void send_bxi_ack(const Message& message);
+  // The receiver acknowledged message `seq` of this NIC to `peer`: returns
+  // it if it was still kept.
+  MessagePtr e2e_acknowledged(unsigned peer, uint64_t seq);
+  void give_up(E2eEntries::iterator entry);
+  void fail_operation(const Message& request);
+  void quick_ack(const Message& request, ipc::FailKind fail, uint64_t mlength, uint64_t offset);
+  // A request sent without E2E: the NIC is done with the initiator's buffer.
+  void sent_unreliably(const Message& request);
+  [[nodiscard]] int tx_lane(const Message& message) const
+  {
+    return static_cast<int>(message.dst_nid % static_cast<unsigned>(params_.tx_actors));
+  }
   void respond(const Message& request, Message::Kind kind, ipc::FailKind fail, uint64_t mlength, uint64_t offset,
                bool portals_ack, std::vector<unsigned char> payload = {});
   // Writes `length` bytes at `offset` of `region` in process `pid`; sets
@@ -64,13 +111,22 @@ private:
                      const std::vector<unsigned char>& bytes, uint64_t length, ipc::FailKind& fail);
   void deliver_send_event(const InitiatorOp& op, ipc::FailKind fail);
 
-  simgrid::s4u::Mailbox* inbox(VirtualNetwork network) { return inboxes_[static_cast<int>(network)]; }
-  CommandQueue<Message*>& queue(VirtualNetwork network) { return *queues_[static_cast<int>(network)]; }
+  // A source is always received on the same lane, so that its messages are
+  // handled in the order they were sent.
+  simgrid::s4u::Mailbox* inbox(VirtualNetwork network, unsigned source)
+  {
+    const auto& lanes = inboxes_[static_cast<int>(network)];
+    return lanes[source % lanes.size()];
+  }
+  CommandQueue<TxItem>& queue(VirtualNetwork network) { return *queues_[static_cast<int>(network)]; }
 
   World& world_;
   platform::Node node_;
-  std::array<std::unique_ptr<CommandQueue<Message*>>, kVirtualNetworks> queues_;
-  std::array<simgrid::s4u::Mailbox*, kVirtualNetworks> inboxes_{};
+  NicParameters params_;
+  std::shared_ptr<Faults> faults_;
+  std::array<std::unique_ptr<CommandQueue<TxItem>>, kVirtualNetworks> queues_;
+  std::array<std::vector<simgrid::s4u::Mailbox*>, kVirtualNetworks> inboxes_{};
+  E2eState e2e_;
   NicStatistics statistics_;
 };
 

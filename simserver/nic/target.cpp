@@ -66,8 +66,10 @@ void disable_for_flow_control(RankPortals& target, portals::NetworkInterface& ni
 
 } // namespace
 
-void Nic::handle_request(std::unique_ptr<Message> message)
+void Nic::handle_request(MessagePtr message)
 {
+  if (not accept_request(*message))
+    return; // a duplicate, answered again but not applied twice
   const Operation operation = message->header.op;
   const bool returns_data = operation == Operation::Get || operation == Operation::FetchAtomic;
   auto fail_back = [&](ipc::FailKind fail) {
@@ -153,7 +155,7 @@ void Nic::handle_request(std::unique_ptr<Message> message)
       // Captured now: once the GET event is out, the program may reuse the buffer.
       reply_payload.resize(placement.mlength);
       if (placement.mlength > 0 && not portals::read_region(target->os_pid, entry->region, placement.offset,
-                                                            reply_payload.data(), placement.mlength))
+                                                            reply_payload.data(), params_.copied(placement.mlength)))
         fail = ipc::FailKind::Segv;
       break;
     case Operation::Atomic:

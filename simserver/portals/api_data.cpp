@@ -194,9 +194,9 @@ Reply Api::issue(RankPortals& rank, std::unique_ptr<nic::Message> message,
     // How the payload reaches the NIC depends on its size (thesis 4.3.3):
     // inline in the command, PIO (the CPU writes it), or DMA read by the NIC.
     const bool matching = rank.ni(message->ni_slot)->matching;
-    const auto inline_limit =
-        static_cast<uint64_t>(matching ? options::inline_limit_matching() : options::inline_limit_plain());
-    const auto pio_limit = static_cast<uint64_t>(matching ? options::pio_limit_matching() : options::pio_limit_plain());
+    const auto& node = world_.nics[rank.node]->parameters(); // the thresholds of the rank's node
+    const uint64_t inline_limit = matching ? node.inline_limit_matching : node.inline_limit_plain;
+    const uint64_t pio_limit = matching ? node.pio_limit_matching : node.pio_limit_plain;
     const uint64_t length = op.length;
     if (length <= pio_limit) {
       message->payload.resize(length);

@@ -1,6 +1,7 @@
 #include "event_delivery.hpp"
 
 #include "../model_options.hpp"
+#include "../nic/nic_parameters.hpp"
 #include "../trace/recorder.hpp"
 #include "triggered.hpp"
 
@@ -62,6 +63,13 @@ double event_landing_time()
   return simgrid::s4u::Engine::get_clock() + options::pci_latency_s() + kEventBytes / options::pci_bandwidth_Bps();
 }
 
+// With the PCIe parameters of the rank's node.
+double event_landing_time(const RankPortals& rank)
+{
+  const auto& node = nic::node_parameters(rank.node);
+  return simgrid::s4u::Engine::get_clock() + node.pci_latency_s + kEventBytes / node.pci_bandwidth_Bps;
+}
+
 void post_event(RankPortals& rank, NetworkInterface& ni, ipc::Handle eq, const ipc::Event& event, bool reserved)
 {
   EventQueue* queue = find_queue(ni, eq);
@@ -70,7 +78,7 @@ void post_event(RankPortals& rank, NetworkInterface& ni, ipc::Handle eq, const i
   if (queue->events.size() >= queue->capacity && not reserved) {
     queue->dropped = true;
   } else {
-    queue->events.push_back({event_landing_time(), event});
+    queue->events.push_back({event_landing_time(rank), event});
     written(rank, queue->events.back().visible_at, event_name(event.type));
   }
   rank.notify();
@@ -98,7 +106,7 @@ CountingEvent* find_counter(RankPortals& rank, ipc::Handle ct, NetworkInterface*
 void post_counter(RankPortals& rank, NetworkInterface& ni, CountingEvent& counter, uint64_t success,
                   uint64_t failure)
 {
-  counter.pending.push_back({event_landing_time(), {success, failure}});
+  counter.pending.push_back({event_landing_time(rank), {success, failure}});
   written(rank, counter.pending.back().visible_at, "counter");
   rank.notify();
   release_triggered(rank, ni, counter);

@@ -12,6 +12,7 @@ inline constexpr double kEventBytes = 64; // one BXI event record
 
 // Simulated time at which an event or counter update written now lands in host memory.
 double event_landing_time();
+double event_landing_time(const RankPortals& rank); // with the PCIe parameters of the rank's node
 
 // Both ignore kHandleNone and handles that no longer exist (freed meanwhile).
 // `reserved`: the event uses the slot every EQ keeps for PTL_EVENT_PT_DISABLED,

@@ -1,0 +1,340 @@
+// The NIC's end-to-end reliability (thesis 2.2.3 and 4.2.1, e2e.hpp for the
+// bookkeeping): sequence numbers and E2E entries when messages leave, BXI
+// ACKs and duplicate detection when they arrive, the E2E actor that sends
+// unacknowledged messages again after the timeout and fails the operation
+// after the last retry, and the faults that make all that necessary.
+//
+// What acknowledges what (as in S4BXI): a request is acknowledged by its
+// response when it has one (a Portals ACK, a Get or fetching atomic's
+// response), otherwise by a BXI ACK; Portals ACKs and responses are
+// acknowledged by BXI ACKs; BXI ACKs by nothing. With quick ACKs the target's
+// RX engine acknowledges the request and delivers the ACK itself.
+#include "nic.hpp"
+
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
+
+XBT_LOG_EXTERNAL_CATEGORY(s4bxi_nic);
+XBT_LOG_NEW_SUBCATEGORY(s4bxi_e2e, s4bxi_nic, "End-to-end reliability of the NIC: BXI ACKs, retransmissions");
+XBT_LOG_DEFAULT_CATEGORY(s4bxi_e2e);
+
+namespace s4u = simgrid::s4u;
+
+namespace s4bxi::nic {
+
+namespace {
+
+const char* kind_name(Message::Kind kind)
+{
+  switch (kind) {
+    case Message::Kind::Put: return "Put";
+    case Message::Kind::Get: return "Get";
+    case Message::Kind::Ack: return "ACK";
+    case Message::Kind::GetResponse: return "response";
+    case Message::Kind::BxiAck: return "BXI ACK";
+  }
+  return "message";
+}
+
+// Sleeping for less than this is not worth an activity (and SimGrid's timers
+// are not that precise anyway): the deadline is reached.
+constexpr double kTimePrecision = 1e-12;
+
+} // namespace
+
+bool SequenceWindow::accept(uint64_t seq, uint64_t floor)
+{
+  auto skip_handled = [this] {
+    while (not beyond_.empty() && *beyond_.begin() == next_) {
+      beyond_.erase(beyond_.begin());
+      ++next_;
+    }
+  };
+  if (floor > next_) {
+    next_ = floor;
+    beyond_.erase(beyond_.begin(), beyond_.lower_bound(floor));
+    skip_handled();
+  }
+  if (seq < next_)
+    return false;
+  if (seq == next_) {
+    ++next_;
+    skip_handled();
+    return true;
+  }
+  return beyond_.insert(seq).second;
+}
+
+void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
+{
+  const double now = s4u::Engine::get_clock();
+  if (not message->sequenced && message->kind != Message::Kind::BxiAck && params_.e2e) {
+    message->reliable = true;
+    message->sequenced = true;
+    message->seq = e2e_.peers[message->dst_nid].next_seq++;
+  }
+  if (message->reliable && not message->duplicate_answer) {
+    // Its E2E entry, at the tail of the FIFO (deadlines only grow).
+    auto& peer = e2e_.peers[message->dst_nid];
+    auto found = peer.unacked.find(message->seq);
+    if (found == peer.unacked.end()) {
+      e2e_.fifo.push_back({MessagePtr(message), now + params_.retry_timeout_s, false});
+      peer.unacked.emplace(message->seq, std::prev(e2e_.fifo.end()));
+    } else { // sent again
+      auto entry = found->second;
+      e2e_.fifo.splice(e2e_.fifo.end(), e2e_.retransmitting, entry);
+      entry->deadline = now + params_.retry_timeout_s;
+      entry->retransmitting = false;
+    }
+    if (e2e_.idle) {
+      e2e_.idle = false;
+      e2e_.wake->release();
+    }
+  }
+  if (message->reliable)
+    message->floor = e2e_.peers[message->dst_nid].floor();
+  if (message->kind == Message::Kind::BxiAck)
+    statistics_.bxi_acks_sent++;
+
+  Nic& destination = *world_.nics[message->dst_nid];
+  if (faults_ && faults_->lose(*message)) {
+    // Dropped by the fault model: its bytes still load the links of its route.
+    statistics_.messages_lost++;
+    XBT_VERB("%s #%llu to node %u lost", kind_name(message->kind), static_cast<unsigned long long>(message->seq),
+             message->dst_nid);
+    s4u::Comm::sendto_init(node_.nic, destination.node_.nic)->set_payload_size(static_cast<double>(bytes_on_wire))
+        ->detach();
+    return;
+  }
+  intrusive_ptr_add_ref(message); // the receiver's reference, or the cleaner's when the link fails
+  destination.inbox(message->network(), node_.nid)
+      ->put_init(message, bytes_on_wire)
+      ->detach([this](void* data) {
+        // The communication failed: a link of the route is off.
+        auto* lost = static_cast<Message*>(data);
+        statistics_.messages_lost++;
+        XBT_VERB("%s #%llu to node %u lost on a failed link", kind_name(lost->kind),
+                 static_cast<unsigned long long>(lost->seq), lost->dst_nid);
+        intrusive_ptr_release(lost);
+      });
+}
+
+MessagePtr Nic::receive(s4u::Mailbox* mailbox)
+{
+  try {
+    return MessagePtr(mailbox->get<Message>(), /*add_ref=*/false);
+  } catch (const simgrid::NetworkFailureException&) {
+    return nullptr; // counted by the sender's cleaner
+  }
+}
+
+void Nic::send_bxi_ack(const Message& message)
+{
+  MessagePtr ack(new Message);
+  ack->kind = Message::Kind::BxiAck;
+  ack->src_nid = node_.nid;
+  ack->dst_nid = message.src_nid;
+  ack->answers = true;
+  ack->answered_seq = message.seq;
+  const int lane = tx_lane(*ack);
+  queue(VirtualNetwork::Response).push({std::move(ack), true}, lane);
+}
+
+bool Nic::accept_request(const Message& request)
+{
+  if (not request.reliable)
+    return true;
+  auto& kept = e2e_.answers[request.src_nid];
+  if (e2e_.windows[request.src_nid].accept(request.seq, request.floor)) {
+    // The initiator sends no request below its floor again.
+    kept.erase(kept.begin(), kept.lower_bound(request.floor));
+    return true;
+  }
+  statistics_.duplicates_received++;
+  auto answer = kept.find(request.seq);
+  XBT_VERB("duplicate %s #%llu from node %u: %s", kind_name(request.kind),
+           static_cast<unsigned long long>(request.seq), request.src_nid,
+           answer != kept.end() ? "its response is sent again" : "acknowledged again");
+  if (answer == kept.end()) {
+    send_bxi_ack(request);
+    return false;
+  }
+  // The response may be lost, or still on its way: a copy goes out, which the
+  // initiator takes as the response if it has none yet (E2E keeps the
+  // original, not the copy).
+  MessagePtr copy(new Message(*answer->second));
+  copy->duplicate_answer = true;
+  copy->acked = false;
+  const int lane = tx_lane(*copy);
+  queue(VirtualNetwork::Response).push_unbounded({std::move(copy), false}, lane);
+  return false;
+}
+
+bool Nic::accept_response(const Message& response)
+{
+  if (response.kind == Message::Kind::BxiAck) {
+    MessagePtr acked = e2e_acknowledged(response.src_nid, response.answered_seq);
+    if (not acked)
+      return false; // acknowledged already, or given up
+    if (acked->network() == VirtualNetwork::Request) {
+      // A request's only answer: the target owes no Portals ACK.
+      MessagePtr delivered(new Message);
+      delivered->kind = Message::Kind::Ack;
+      delivered->op = acked->op;
+      delivered->portals_ack = false;
+      if (delivered->op)
+        complete_operation(delivered);
+    } else {
+      e2e_.answers[response.src_nid].erase(acked->answered_seq);
+    }
+    return false;
+  }
+  if (response.reliable && not e2e_.windows[response.src_nid].accept(response.seq, response.floor)) {
+    statistics_.duplicates_received++;
+    XBT_VERB("duplicate %s #%llu from node %u: acknowledged again", kind_name(response.kind),
+             static_cast<unsigned long long>(response.seq), response.src_nid);
+    send_bxi_ack(response);
+    return false;
+  }
+  if (response.answers)
+    e2e_acknowledged(response.src_nid, response.answered_seq);
+  return true;
+}
+
+MessagePtr Nic::e2e_acknowledged(unsigned peer, uint64_t seq)
+{
+  auto& kept = e2e_.peers[peer].unacked;
+  auto found = kept.find(seq);
+  if (found == kept.end())
+    return nullptr;
+  auto entry = found->second;
+  MessagePtr message = entry->message;
+  kept.erase(found);
+  message->acked = true;
+  (entry->retransmitting ? e2e_.retransmitting : e2e_.fifo).erase(entry);
+  if (e2e_.awaited == message.get()) {
+    e2e_.awaited = nullptr;
+    e2e_.wake->release();
+  }
+  return message;
+}
+
+void Nic::e2e_loop()
+{
+  while (true) {
+    if (e2e_.fifo.empty()) {
+      e2e_.idle = true;
+      e2e_.wake->acquire();
+      e2e_.idle = false;
+      continue;
+    }
+    auto head = e2e_.fifo.begin();
+    const double wait = head->deadline - s4u::Engine::get_clock();
+    if (wait > kTimePrecision) {
+      // Until the deadline, or until the message is acknowledged.
+      e2e_.awaited = head->message.get();
+      e2e_.wake->acquire_timeout(wait);
+      e2e_.awaited = nullptr;
+      continue;
+    }
+    MessagePtr message = head->message;
+    if (message->retries >= params_.max_retries) {
+      give_up(head);
+      continue;
+    }
+    message->retries++;
+    statistics_.retransmissions++;
+    XBT_VERB("%s #%llu to node %u unacknowledged after %g s: sent again (retry %d of %d)", kind_name(message->kind),
+             static_cast<unsigned long long>(message->seq), message->dst_nid, params_.retry_timeout_s,
+             message->retries, params_.max_retries);
+    head->retransmitting = true;
+    e2e_.retransmitting.splice(e2e_.retransmitting.end(), e2e_.fifo, head);
+    const int lane = tx_lane(*message);
+    queue(message->network()).push_unbounded({std::move(message), false}, lane);
+  }
+}
+
+void Nic::log_e2e_statistics() const
+{
+  const auto& s = statistics_;
+  XBT_VERB("node %u: %llu BXI ACKs sent, %llu retransmissions, %llu messages lost, %llu duplicates received, %llu "
+           "messages given up, %llu operations failed",
+           node_.nid, static_cast<unsigned long long>(s.bxi_acks_sent),
+           static_cast<unsigned long long>(s.retransmissions), static_cast<unsigned long long>(s.messages_lost),
+           static_cast<unsigned long long>(s.duplicates_received),
+           static_cast<unsigned long long>(s.messages_given_up), static_cast<unsigned long long>(s.operations_failed));
+}
+
+void Nic::give_up(E2eEntries::iterator entry)
+{
+  MessagePtr message = entry->message;
+  e2e_.peers[message->dst_nid].unacked.erase(message->seq);
+  e2e_.fifo.erase(entry);
+  statistics_.messages_given_up++;
+  XBT_VERB("%s #%llu to node %u unacknowledged after %d retries: given up", kind_name(message->kind),
+           static_cast<unsigned long long>(message->seq), message->dst_nid, message->retries);
+  if (message->network() == VirtualNetwork::Request)
+    fail_operation(*message);
+  else
+    e2e_.answers[message->dst_nid].erase(message->answered_seq);
+}
+
+void Nic::fail_operation(const Message& request)
+{
+  if (not request.op || request.op->completed)
+    return;
+  statistics_.operations_failed++;
+  // The events the response would have brought, with PTL_NI_UNDELIVERABLE:
+  // SEND (unless out already), ACK or the counted ACK as requested, REPLY.
+  MessagePtr failure(new Message);
+  const bool returns_data =
+      request.kind == Message::Kind::Get || request.header.op == portals::Operation::FetchAtomic;
+  failure->kind = returns_data ? Message::Kind::GetResponse : Message::Kind::Ack;
+  failure->op = request.op;
+  failure->fail = ipc::FailKind::Undeliverable;
+  failure->portals_ack = request.ack_req != ipc::AckRequest::None;
+  complete_operation(failure);
+}
+
+void Nic::quick_ack(const Message& request, ipc::FailKind fail, uint64_t mlength, uint64_t offset)
+{
+  // Simulation only: the target's RX engine completes the initiator's
+  // operation itself; neither the Portals ACK nor its BXI ACK travel.
+  Nic& initiator = *world_.nics[request.src_nid];
+  if (request.reliable)
+    initiator.e2e_acknowledged(node_.nid, request.seq);
+  MessagePtr ack(new Message);
+  ack->kind = Message::Kind::Ack;
+  ack->src_nid = node_.nid;
+  ack->dst_nid = request.src_nid;
+  ack->op = request.op;
+  ack->fail = fail;
+  ack->mlength = mlength;
+  ack->offset = offset;
+  ack->portals_ack = true;
+  if (ack->op)
+    initiator.complete_operation(ack);
+}
+
+void Nic::sent_unreliably(const Message& request)
+{
+  if (request.network() != VirtualNetwork::Request || not request.op)
+    return;
+  // Without E2E the NIC never reads the buffer again: SEND now, and an
+  // operation that gets no data back holds its MDs no longer (a Portals ACK
+  // may still come, or not if the target's entry disables it).
+  InitiatorOp& op = *request.op;
+  if (not op.sends_data())
+    return;
+  if (not op.send_event_sent) {
+    deliver_send_event(op, ipc::FailKind::Ok);
+    op.send_event_sent = true;
+  }
+  if (not op.receives_data())
+    release_buffers(op);
+}
+
+} // namespace s4bxi::nic
