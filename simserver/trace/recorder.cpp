@@ -247,29 +247,33 @@ uint32_t Recorder::lane(unsigned node, uint32_t group, double start, double end)
   return chosen;
 }
 
-uint32_t Recorder::track_of(const Event& event, char* actor, size_t actor_size)
+uint32_t Recorder::track_of(const Event& event, std::string& actor)
 {
   const uint32_t vn = event.vn < 0 ? 0 : static_cast<uint32_t>(event.vn);
   if (on_rank_track(event.kind)) {
-    std::snprintf(actor, actor_size, "rank%d", event.rank);
+    append(actor, "rank");
+    append_integer(actor, event.rank);
     return make_tid(TrackType::Rank, static_cast<uint32_t>(event.rank < 0 ? 0 : event.rank), 0);
   }
   if (event.kind == Kind::Tx || event.kind == Kind::Rx) {
     const bool tx = event.kind == Kind::Tx;
-    if (event.actor > 0)
-      std::snprintf(actor, actor_size, "%s%u.%d", tx ? "tx" : "rx", vn, event.actor);
-    else
-      std::snprintf(actor, actor_size, "%s%u", tx ? "tx" : "rx", vn);
+    append(actor, tx ? "tx" : "rx");
+    append_integer(actor, vn);
+    if (event.actor > 0) {
+      actor.push_back('.');
+      append_integer(actor, event.actor);
+    }
     return make_tid(tx ? TrackType::Tx : TrackType::Rx, vn | (static_cast<uint32_t>(event.actor) << 4), 0);
   }
   // Messages in flight and PCIe transfers overlap: each gets the first lane
   // that is free at its start.
   if (is_message(event.kind)) {
-    std::snprintf(actor, actor_size, "wire%u", vn);
+    append(actor, "wire");
+    append_integer(actor, vn);
     const uint32_t group = make_tid(TrackType::Wire, vn, 0);
     return group | lane(event.node, group, event.start, event.end);
   }
-  std::snprintf(actor, actor_size, "pcie");
+  append(actor, "pcie");
   const uint32_t group = make_tid(TrackType::Pcie, 0, 0);
   return group | lane(event.node, group, event.start, event.end);
 }
@@ -278,9 +282,9 @@ void Recorder::write(const Event& event)
 {
   if (csv_file_ == nullptr)
     return;
-  char actor[32];
-  const uint32_t tid = track_of(event, actor, sizeof actor);
-  write_csv(event, actor);
+  actor_.clear();
+  const uint32_t tid = track_of(event, actor_);
+  write_csv(event, actor_);
   write_json(event, tid);
   tracks_.insert((static_cast<uint64_t>(event.node) << 32) | tid);
   events_++;
@@ -288,7 +292,7 @@ void Recorder::write(const Event& event)
     flush();
 }
 
-void Recorder::write_csv(const Event& event, const char* actor)
+void Recorder::write_csv(const Event& event, const std::string& actor)
 {
   std::string& out = csv_;
   append(out, name(event.kind));
@@ -307,7 +311,7 @@ void Recorder::write_csv(const Event& event, const char* actor)
   out.push_back(',');
   append_seconds(out, event.end);
   out.push_back(',');
-  append(out, actor);
+  out.append(actor);
   out.push_back(',');
   append_detail(out, event);
   out.push_back('\n');

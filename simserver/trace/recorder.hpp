@@ -68,16 +68,18 @@ public:
 private:
   Recorder() = default;
   void write(const Event& event);
-  void write_csv(const Event& event, const char* actor);
+  void write_csv(const Event& event, const std::string& actor);
   void write_json(const Event& event, uint32_t tid);
   void flush();
-  uint32_t track_of(const Event& event, char* actor, size_t actor_size);
+  // The event's track in trace.json; its CSV `actor` goes into `actor`.
+  uint32_t track_of(const Event& event, std::string& actor);
   uint32_t lane(unsigned node, uint32_t group, double start, double end);
 
   std::FILE* csv_file_ = nullptr;
   std::FILE* json_file_ = nullptr;
   std::string csv_;  // buffered rows, written out in large blocks
   std::string json_;
+  std::string actor_; // scratch
   bool first_json_event_ = true;
   uint64_t events_ = 0;
   std::vector<std::string> node_names_;
