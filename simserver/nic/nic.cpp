@@ -48,11 +48,6 @@ void account_pcie(NicStatistics& statistics, unsigned node, trace::Kind kind, in
     trace::active->record({.kind = kind, .node = node, .rank = rank, .bytes = bytes, .start = start, .end = end});
 }
 
-int rank_of(const Message& message)
-{
-  return message.op ? static_cast<int>(message.op->rank) : -1;
-}
-
 } // namespace
 
 Nic::Nic(World& world, const platform::Node& node, std::shared_ptr<Faults> faults)
@@ -182,7 +177,8 @@ void Nic::transmit(Message* message)
   const trace::Kind kind = kind_of(*message);
   const trace::Event traced{.kind = trace::Kind::Tx, .node = node_.nid, .rank = rank_of(*message),
                             .vn = static_cast<int>(message->network()), .bytes = length, .start = start,
-                            .what = trace::name(kind), .dst = static_cast<int>(message->dst_nid)};
+                            .what = trace::name(kind), .dst = static_cast<int>(message->dst_nid),
+                            .actor = tx_lane(*message), .retry = message->retries};
   message->sent_at = s4u::Engine::get_clock();
   send_on_wire(message, bytes_on_wire);
   statistics_.messages_sent[kind_index]++;
@@ -224,12 +220,10 @@ void Nic::rx_loop(VirtualNetwork network, int lane)
     if (trace::active != nullptr) {
       const double now = s4u::Engine::get_clock();
       const uint64_t length = message->payload.size();
-      const trace::Kind kind = kind_of(*message);
-      trace::active->record({.kind = kind, .node = message->src_nid, .rank = rank_of(*message),
-                             .vn = static_cast<int>(network), .bytes = length, .start = message->sent_at,
-                             .end = now, .dst = static_cast<int>(node_.nid), .wire_bytes = wire_bytes(length)});
+      trace::active->record(wire_event(*message, wire_bytes(length), message->sent_at, now));
       busy = {.kind = trace::Kind::Rx, .node = node_.nid, .rank = rank_of(*message), .vn = static_cast<int>(network),
-              .bytes = length, .start = now, .what = trace::name(kind), .src = static_cast<int>(message->src_nid)};
+              .bytes = length, .start = now, .what = trace::name(kind_of(*message)),
+              .src = static_cast<int>(message->src_nid), .actor = lane, .retry = message->retries};
     }
     if (message->kind != Message::Kind::BxiAck) // a BXI ACK only clears an E2E entry
       s4u::this_actor::sleep_for(delay);
@@ -296,8 +290,8 @@ void Nic::write_to_host(pid_t pid, const portals::MemoryRegion& region, uint64_t
   const double now = s4u::Engine::get_clock();
   account_pcie(statistics_, node_.nid, trace::Kind::PcieDmaWrite, trace::active ? trace::active->rank_of(pid) : -1,
                length, now,
-               now + options::pci_latency_s() +
-                   static_cast<double>(length) / std::min(options::pci_bandwidth_Bps(), options::pci_transfer_cap_Bps()));
+               now + params_.pci_latency_s +
+                   static_cast<double>(length) / std::min(params_.pci_bandwidth_Bps, params_.pci_transfer_cap_Bps));
 }
 
 } // namespace s4bxi::nic

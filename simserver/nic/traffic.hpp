@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../trace/kinds.hpp"
+#include "../trace/recorder.hpp"
 #include "message.hpp"
 
 #include <cstdint>
@@ -31,6 +32,27 @@ inline trace::Kind kind_of(const Message& message)
     default: break;
   }
   return trace::Kind::BxiAck; // the only other kind: end-to-end reliability's own acknowledgments
+}
+
+// The rank whose operation a message belongs to (the initiator's), or -1.
+inline int rank_of(const Message& message)
+{
+  return message.op ? static_cast<int>(message.op->rank) : -1;
+}
+
+// The trace's row of a message on the wire, sent by its source node.
+inline trace::Event wire_event(const Message& message, uint64_t wire_bytes, double start, double end)
+{
+  return {.kind = kind_of(message),
+          .node = message.src_nid,
+          .rank = rank_of(message),
+          .vn = static_cast<int>(message.network()),
+          .bytes = message.payload.size(),
+          .start = start,
+          .end = end,
+          .dst = static_cast<int>(message.dst_nid),
+          .wire_bytes = wire_bytes,
+          .retry = message.retries};
 }
 
 } // namespace s4bxi::nic

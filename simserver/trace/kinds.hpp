@@ -17,9 +17,11 @@ enum class Kind : uint8_t {
   GetResponse,
   FetchAtomicResponse,
   BxiAck, // end-to-end reliability's acknowledgment of one message
-  // NIC engines busy with one message.
+  // NIC engines busy with one message, and end-to-end reliability's wait
+  // for the acknowledgment of each message it keeps.
   Tx,
   Rx,
+  E2e,
   // PCIe transfers between a node's CPU and its NIC.
   PcieCommand,  // the CPU writes a command
   PciePio,      // the CPU writes a payload (PIO)
@@ -66,6 +68,7 @@ inline constexpr const char* name(Kind kind)
     case Kind::BxiAck: return "BXI_ACK";
     case Kind::Tx: return "TX";
     case Kind::Rx: return "RX";
+    case Kind::E2e: return "E2E";
     case Kind::PcieCommand: return "PCI_COMMAND";
     case Kind::PciePio: return "PCI_PIO";
     case Kind::PcieDmaRead: return "PCI_DMA_READ";

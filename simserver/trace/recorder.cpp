@@ -17,7 +17,7 @@ constexpr size_t kFlushBytes = 1 << 20; // both files are written in blocks of a
 constexpr uint32_t kMaxLanes = 64;      // beyond, overlapping slices share the last lane
 
 // Timelines of a node, in the order viewers show them (trace.json threads).
-enum class TrackType : uint32_t { Rank = 1, Tx = 2, Rx = 3, Wire = 5, Pcie = 6 };
+enum class TrackType : uint32_t { Rank = 1, Tx = 2, Rx = 3, E2e = 4, Wire = 5, Pcie = 6 };
 
 uint32_t make_tid(TrackType type, uint32_t index, uint32_t lane)
 {
@@ -109,6 +109,15 @@ void append_detail(std::string& out, const Event& event)
     append(out, "wire_bytes=");
     append_integer(out, event.wire_bytes);
   }
+  if (event.retry > 0) {
+    separate();
+    append(out, "retry=");
+    append_integer(out, event.retry);
+  }
+  if (event.note != nullptr) {
+    separate();
+    append(out, event.note);
+  }
 }
 
 const char* category(Kind kind)
@@ -136,6 +145,7 @@ std::string thread_name(uint32_t tid)
       if ((index >> 4) != 0)
         name += " engine " + std::to_string(index >> 4);
       return name;
+    case TrackType::E2e: name = "E2E"; break;
     case TrackType::Wire: name = "wire out vn" + std::to_string(index); break;
     case TrackType::Pcie: name = "PCIe"; break;
   }
@@ -265,8 +275,13 @@ uint32_t Recorder::track_of(const Event& event, std::string& actor)
     }
     return make_tid(tx ? TrackType::Tx : TrackType::Rx, vn | (static_cast<uint32_t>(event.actor) << 4), 0);
   }
-  // Messages in flight and PCIe transfers overlap: each gets the first lane
-  // that is free at its start.
+  // Messages in flight, the messages E2E keeps and PCIe transfers overlap:
+  // each gets the first lane that is free at its start.
+  if (event.kind == Kind::E2e) {
+    append(actor, "e2e");
+    const uint32_t group = make_tid(TrackType::E2e, 0, 0);
+    return group | lane(event.node, group, event.start, event.end);
+  }
   if (is_message(event.kind)) {
     append(actor, "wire");
     append_integer(actor, vn);
@@ -325,7 +340,7 @@ void Recorder::write_json(const Event& event, uint32_t tid)
   first_json_event_ = false;
   const bool named_by_what =
       event.what != nullptr && (event.kind == Kind::Call || event.kind == Kind::Wait || event.kind == Kind::Poll ||
-                                event.kind == Kind::Tx || event.kind == Kind::Rx);
+                                event.kind == Kind::Tx || event.kind == Kind::Rx || event.kind == Kind::E2e);
   append(out, "{\"name\":\"");
   append(out, named_by_what ? event.what : name(event.kind));
   append(out, "\",\"cat\":\"");

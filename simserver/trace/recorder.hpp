@@ -35,6 +35,8 @@ struct Event {
   int src = -1;               // source node of a received message
   uint64_t wire_bytes = 0;    // messages: bytes on the wire (header and packets)
   int actor = 0;              // which engine, when a VN has several
+  int retry = 0;              // messages: how many times E2E sent it again
+  const char* note = nullptr; // static text at the end of the detail ("lost", "acknowledged"...)
 };
 
 class Recorder {
