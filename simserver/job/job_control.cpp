@@ -1,6 +1,5 @@
 #include "job_control.hpp"
 
-#include "../model_options.hpp"
 #include "../nic/nic.hpp"
 #include "../portals/event_delivery.hpp"
 #include "../trace/recorder.hpp"
@@ -26,6 +25,9 @@ struct Totals {
   uint64_t portals_calls = 0;
   uint64_t messages = 0;
   uint64_t wire_bytes = 0;
+  uint64_t retransmissions = 0;
+  uint64_t messages_lost = 0;
+  uint64_t operations_failed = 0;
 };
 
 Totals totals_of(const World& world)
@@ -43,6 +45,9 @@ Totals totals_of(const World& world)
     for (const auto& traffic : nic->statistics().sent_by_kind)
       totals.messages += traffic.messages;
     totals.wire_bytes += nic->statistics().wire_bytes_sent;
+    totals.retransmissions += nic->statistics().retransmissions;
+    totals.messages_lost += nic->statistics().messages_lost;
+    totals.operations_failed += nic->statistics().operations_failed;
   }
   return totals;
 }
@@ -104,7 +109,9 @@ void JobControl::write_report(int status) const
   out << "  \"ranks\": " << world_.ranks.size() << ",\n";
   out << "  \"totals\": {\"compute_s\": " << totals.compute_s << ", \"wait_s\": " << totals.wait_s
       << ", \"poll_s\": " << totals.poll_s << ", \"portals_calls\": " << totals.portals_calls
-      << ", \"messages\": " << totals.messages << ", \"wire_bytes\": " << totals.wire_bytes << "},\n";
+      << ", \"messages\": " << totals.messages << ", \"wire_bytes\": " << totals.wire_bytes
+      << ", \"retransmissions\": " << totals.retransmissions << ", \"messages_lost\": " << totals.messages_lost
+      << ", \"operations_failed\": " << totals.operations_failed << "},\n";
   out << "  \"per_rank\": [\n";
   for (size_t i = 0; i < world_.ranks.size(); ++i) {
     const auto& rank = world_.ranks[i];
@@ -143,11 +150,15 @@ void JobControl::write_report(int status) const
     for (const auto& rank : world_.ranks)
       if (rank.node == nid)
         to_host += rank.stats.events_written * static_cast<uint64_t>(portals::kEventBytes);
-    const double bandwidth = options::pci_bandwidth_Bps();
+    const double bandwidth = nic::node_parameters(static_cast<unsigned>(nid)).pci_bandwidth_Bps;
     out << "},\n     \"pcie\": {\"bandwidth_Bps\": " << bandwidth << ", \"to_nic_bytes\": " << s.pcie_bytes_to_nic
         << ", \"to_host_bytes\": " << to_host
         << ", \"to_nic_utilisation\": " << utilisation(s.pcie_bytes_to_nic, simulated_s, bandwidth)
-        << ", \"to_host_utilisation\": " << utilisation(to_host, simulated_s, bandwidth) << "}}";
+        << ", \"to_host_utilisation\": " << utilisation(to_host, simulated_s, bandwidth) << "},\n";
+    out << "     \"e2e\": {\"bxi_acks\": " << s.bxi_acks_sent << ", \"retransmissions\": " << s.retransmissions
+        << ", \"messages_lost\": " << s.messages_lost << ", \"duplicates_received\": " << s.duplicates_received
+        << ", \"messages_given_up\": " << s.messages_given_up << ", \"operations_failed\": " << s.operations_failed
+        << "}}";
     first = false;
   }
   out << "\n  ]\n}\n";
@@ -164,8 +175,14 @@ void JobControl::finish(int status, const std::string& sentence)
   if (const Totals totals = totals_of(world_); totals.portals_calls > 0) {
     std::fprintf(stderr, "s4bxi-run: compute %.9g s, waiting %.9g s, polling %.9g s (all ranks)\n", totals.compute_s,
                  totals.wait_s, totals.poll_s);
-    std::fprintf(stderr, "s4bxi-run: %llu messages, %llu bytes on the wire\n",
-                 static_cast<unsigned long long>(totals.messages), static_cast<unsigned long long>(totals.wire_bytes));
+    std::string faults;
+    if (totals.messages_lost > 0)
+      faults += ", " + std::to_string(totals.messages_lost) + " lost";
+    if (totals.operations_failed > 0)
+      faults += ", " + std::to_string(totals.operations_failed) + " operations undeliverable";
+    std::fprintf(stderr, "s4bxi-run: %llu messages, %llu bytes on the wire, %llu retransmissions%s\n",
+                 static_cast<unsigned long long>(totals.messages), static_cast<unsigned long long>(totals.wire_bytes),
+                 static_cast<unsigned long long>(totals.retransmissions), faults.c_str());
   }
   std::fprintf(stderr, "s4bxi-run: simulated time %.9f s, wall time %.3f s, %zu ranks\n",
                simgrid::s4u::Engine::get_clock(), wall_clock_now() - wall_start_, world_.ranks.size());

@@ -228,6 +228,16 @@ TEST_F(Examples, ReportSplitsTimesAndCountsTrafficByKind)
         EXPECT_NEAR(pcie->get("to_nic_utilisation")->number, to_nic / (simulated * bandwidth), 1e-9);
         EXPECT_NEAR(pcie->get("to_host_utilisation")->number, to_host / (simulated * bandwidth), 1e-9);
         EXPECT_LT(pcie->get("to_host_utilisation")->number, 1.0);
+
+        // End-to-end reliability: nothing lost, nothing sent twice.
+        const json::Value *e2e = nic.get("e2e");
+        ASSERT_TRUE(e2e && e2e->is_object());
+        for (const char *key : {"bxi_acks", "retransmissions", "messages_lost", "duplicates_received",
+                                "messages_given_up", "operations_failed"})
+            ASSERT_TRUE(e2e->get(key) && e2e->get(key)->is_number()) << "e2e without \"" << key << "\"";
+        EXPECT_EQ(e2e->get("bxi_acks")->number, by_kind->get("BXI_ACK")->get("messages")->number);
+        EXPECT_EQ(e2e->get("retransmissions")->number, 0.0);
+        EXPECT_EQ(e2e->get("messages_lost")->number, 0.0);
     }
     // 8 B to 1 KiB: 8 sizes, 3 timed and 2 warm-up messages each way.
     EXPECT_GE(put_messages, 8 * 5 * 2);
@@ -247,9 +257,13 @@ TEST_F(Examples, ReportSplitsTimesAndCountsTrafficByKind)
     EXPECT_EQ(c, compute);
     EXPECT_NEAR(w, wait, 1e-6 * wait);
     EXPECT_EQ(p, poll);
-    long long m = -1, b = -1;
-    ASSERT_EQ(std::sscanf(traffic.c_str(), "s4bxi-run: %lld messages, %lld bytes on the wire", &m, &b), 2)
+    long long m = -1, b = -1, retransmissions = -1;
+    ASSERT_EQ(std::sscanf(traffic.c_str(), "s4bxi-run: %lld messages, %lld bytes on the wire, %lld retransmissions",
+                          &m, &b, &retransmissions),
+              3)
         << describe(r);
+    EXPECT_EQ(retransmissions, 0);
+    EXPECT_EQ(totals->get("retransmissions")->number, 0.0);
     EXPECT_EQ(double(m), messages);
     EXPECT_EQ(double(b), wire);
 }
