@@ -41,6 +41,25 @@ for size in 8 65536; do
   printf "  %6s B Put: %8.2f us wall per simulated Put (%d iterations)\n" "$size" "$(median < /tmp/s4bxi-bench-put)" "$n"
 done
 
+echo "== Tracing cost: wall time per simulated 8 B Put, without and with --trace (alternating runs, median of 3)"
+# A tenth of the iterations: the trace takes about 4 KB per Put.
+n=$((iterations / 10))
+trace_dir=$(mktemp -d /tmp/s4bxi-bench-trace.XXXXXX)
+: > /tmp/s4bxi-bench-off; : > /tmp/s4bxi-bench-on
+for round in 1 2 3; do
+  "$run" -n 2 --cfg=s4bxi/compute:none "$bench/put_pingpong" "$n" 8 2> /dev/null |
+    sed -n 's/.*wall \([0-9.]*\) us per simulated Put/\1/p' >> /tmp/s4bxi-bench-off
+  "$run" -n 2 --cfg=s4bxi/compute:none --trace "$trace_dir" "$bench/put_pingpong" "$n" 8 2> /dev/null |
+    sed -n 's/.*wall \([0-9.]*\) us per simulated Put/\1/p' >> /tmp/s4bxi-bench-on
+done
+off=$(median < /tmp/s4bxi-bench-off)
+on=$(median < /tmp/s4bxi-bench-on)
+rows=$(($(wc -l < "$trace_dir/events.csv") - 1))
+size=$(du -sm "$trace_dir" | cut -f1)
+rm -rf "$trace_dir"
+printf "  off %8.2f us, on %8.2f us per simulated Put (%d iterations; %d events, %d MB)\n" "$off" "$on" "$n" "$rows" "$size"
+awk -v a="$off" -v b="$on" 'BEGIN { printf "  ratio on/off %.2f (target <= 2)\n", b / a }'
+
 echo "== Simulated figures, DESIGN.md reference set-up (BXI links 11.1 GB/s, compute off)"
 "$run" -n 2 --cfg=s4bxi/compute:none --cfg=s4bxi/bxi-bandwidth:11.1e9 "$bench/put_get_latency" 1000 8 65536 2> /dev/null |
   sed 's/^/  /'

@@ -356,8 +356,12 @@ void Recorder::write_json(const Event& event, uint32_t tid)
   append_microseconds(out, picoseconds(event.end) - start);
   append(out, ",\"args\":{\"kind\":\"");
   append(out, name(event.kind));
-  append(out, "\",\"bytes\":");
-  append_integer(out, event.bytes);
+  out.push_back('"');
+  // What is not set is left out: the file is most of a trace's cost.
+  if (event.bytes > 0) {
+    append(out, ",\"bytes\":");
+    append_integer(out, event.bytes);
+  }
   if (event.rank >= 0) {
     append(out, ",\"rank\":");
     append_integer(out, event.rank);
@@ -366,9 +370,15 @@ void Recorder::write_json(const Event& event, uint32_t tid)
     append(out, ",\"vn\":");
     append_integer(out, event.vn);
   }
+  const size_t before_detail = out.size();
   append(out, ",\"detail\":\"");
+  const size_t detail_start = out.size();
   append_detail(out, event);
-  append(out, "\"}}");
+  if (out.size() == detail_start)
+    out.resize(before_detail);
+  else
+    out.push_back('"');
+  append(out, "}}");
 }
 
 void Recorder::flush()
