@@ -29,6 +29,7 @@ namespace {
 [[noreturn]] void usage_error(const std::string& sentence)
 {
   std::fprintf(stderr, "s4bxi-run: %s\n", sentence.c_str());
+  trace::finish(0); // a trace already started stays a valid (empty) one
   std::exit(job::kUsageErrorStatus);
 }
 
