@@ -15,7 +15,10 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Link.hpp>
 #include <xbt/log.h>
+
+#include <algorithm>
 
 XBT_LOG_EXTERNAL_CATEGORY(s4bxi_nic);
 XBT_LOG_NEW_SUBCATEGORY(s4bxi_e2e, s4bxi_nic, "End-to-end reliability of the NIC: BXI ACKs, retransmissions");
@@ -37,6 +40,14 @@ const char* kind_name(Message::Kind kind)
     case Message::Kind::BxiAck: return "BXI ACK";
   }
   return "message";
+}
+
+// "Put #12", "BXI ACK of #12" (a BXI ACK has no number of its own).
+std::string describe(const Message& message)
+{
+  const bool ack = message.kind == Message::Kind::BxiAck;
+  return std::string(kind_name(message.kind)) + (ack ? " of #" : " #") +
+         std::to_string(ack ? message.answered_seq : message.seq);
 }
 
 // Sleeping for less than this is not worth an activity (and SimGrid's timers
@@ -103,8 +114,7 @@ void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
   if (faults_ && faults_->lose(*message)) {
     // Dropped by the fault model: its bytes still load the links of its route.
     statistics_.messages_lost++;
-    XBT_VERB("%s #%llu to node %u lost", kind_name(message->kind), static_cast<unsigned long long>(message->seq),
-             message->dst_nid);
+    XBT_VERB("%s to node %u lost", describe(*message).c_str(), message->dst_nid);
     s4u::Comm::sendto_init(node_.nic, destination.node_.nic)->set_payload_size(static_cast<double>(bytes_on_wire))
         ->detach();
     return;
@@ -113,13 +123,23 @@ void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
   destination.inbox(message->network(), node_.nid)
       ->put_init(message, bytes_on_wire)
       ->detach([this](void* data) {
-        // The communication failed: a link of the route is off.
+        // The communication failed, because a link of its route is off, or
+        // it was still on its way when the simulation ended.
         auto* lost = static_cast<Message*>(data);
-        statistics_.messages_lost++;
-        XBT_VERB("%s #%llu to node %u lost on a failed link", kind_name(lost->kind),
-                 static_cast<unsigned long long>(lost->seq), lost->dst_nid);
+        if (not route_is_up(lost->dst_nid)) {
+          statistics_.messages_lost++;
+          XBT_VERB("%s to node %u lost on a failed link", describe(*lost).c_str(), lost->dst_nid);
+        }
         intrusive_ptr_release(lost);
       });
+}
+
+bool Nic::route_is_up(unsigned destination) const
+{
+  std::vector<s4u::Link*> route;
+  double latency = 0;
+  node_.nic->route_to(world_.nodes[destination].nic, route, &latency);
+  return std::all_of(route.begin(), route.end(), [](const s4u::Link* link) { return link->is_on(); });
 }
 
 MessagePtr Nic::receive(s4u::Mailbox* mailbox)

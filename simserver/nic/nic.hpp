@@ -83,6 +83,7 @@ private:
   void log_e2e_statistics() const; // at the end of the run, s4bxi_e2e at verbose level
   // Puts a message on the wire: sequence number, fault injection, E2E entry.
   void send_on_wire(Message* message, uint64_t bytes_on_wire);
+  [[nodiscard]] bool route_is_up(unsigned destination) const;
   // The next message of an RX lane; null when its communication failed.
   MessagePtr receive(simgrid::s4u::Mailbox* mailbox);
   // Whether a request is new (false: a duplicate, answered again here).
