@@ -11,6 +11,8 @@
 // RX engine acknowledges the request and delivers the ACK itself.
 #include "nic.hpp"
 
+#include "../trace/recorder.hpp"
+
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -53,6 +55,34 @@ std::string describe(const Message& message)
 // Sleeping for less than this is not worth an activity (and SimGrid's timers
 // are not that precise anyway): the deadline is reached.
 constexpr double kTimePrecision = 1e-12;
+
+// The trace's record of E2E keeping `message` (sent by `node`) from its last
+// transmission until now, when `outcome` happened.
+void trace_kept(unsigned node, const Message& message, const char* outcome)
+{
+  if (trace::active != nullptr)
+    trace::active->record({.kind = trace::Kind::E2e,
+                           .node = node,
+                           .rank = rank_of(message),
+                           .vn = static_cast<int>(message.network()),
+                           .bytes = message.payload.size(),
+                           .start = message.sent_at,
+                           .end = s4u::Engine::get_clock(),
+                           .what = trace::name(kind_of(message)),
+                           .dst = static_cast<int>(message.dst_nid),
+                           .retry = message.retries,
+                           .note = outcome});
+}
+
+// A message lost on the wire, for the trace.
+void trace_lost(const Message& message, uint64_t bytes_on_wire, const char* how)
+{
+  if (trace::active == nullptr)
+    return;
+  trace::Event lost = wire_event(message, bytes_on_wire, message.sent_at, s4u::Engine::get_clock());
+  lost.note = how;
+  trace::active->record(lost);
+}
 
 } // namespace
 
@@ -115,6 +145,7 @@ void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
     // Dropped by the fault model: its bytes still load the links of its route.
     statistics_.messages_lost++;
     XBT_VERB("%s to node %u lost", describe(*message).c_str(), message->dst_nid);
+    trace_lost(*message, bytes_on_wire, "lost");
     s4u::Comm::sendto_init(node_.nic, destination.node_.nic)->set_payload_size(static_cast<double>(bytes_on_wire))
         ->detach();
     return;
@@ -122,13 +153,14 @@ void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
   intrusive_ptr_add_ref(message); // the receiver's reference, or the cleaner's when the link fails
   destination.inbox(message->network(), node_.nid)
       ->put_init(message, bytes_on_wire)
-      ->detach([this](void* data) {
+      ->detach([this, bytes_on_wire](void* data) {
         // The communication failed, because a link of its route is off, or
         // it was still on its way when the simulation ended.
         auto* lost = static_cast<Message*>(data);
         if (not route_is_up(lost->dst_nid)) {
           statistics_.messages_lost++;
           XBT_VERB("%s to node %u lost on a failed link", describe(*lost).c_str(), lost->dst_nid);
+          trace_lost(*lost, bytes_on_wire, "lost on a failed link");
         }
         intrusive_ptr_release(lost);
       });
@@ -234,6 +266,7 @@ MessagePtr Nic::e2e_acknowledged(unsigned peer, uint64_t seq)
   MessagePtr message = entry->message;
   kept.erase(found);
   message->acked = true;
+  trace_kept(node_.nid, *message, "acknowledged");
   (entry->retransmitting ? e2e_.retransmitting : e2e_.fifo).erase(entry);
   if (e2e_.awaited == message.get()) {
     e2e_.awaited = nullptr;
@@ -265,6 +298,7 @@ void Nic::e2e_loop()
       give_up(head);
       continue;
     }
+    trace_kept(node_.nid, *message, "timed out");
     message->retries++;
     statistics_.retransmissions++;
     XBT_VERB("%s #%llu to node %u unacknowledged after %g s: sent again (retry %d of %d)", kind_name(message->kind),
@@ -294,6 +328,7 @@ void Nic::give_up(E2eEntries::iterator entry)
   e2e_.peers[message->dst_nid].unacked.erase(message->seq);
   e2e_.fifo.erase(entry);
   statistics_.messages_given_up++;
+  trace_kept(node_.nid, *message, "given up");
   XBT_VERB("%s #%llu to node %u unacknowledged after %d retries: given up", kind_name(message->kind),
            static_cast<unsigned long long>(message->seq), message->dst_nid, message->retries);
   if (message->network() == VirtualNetwork::Request)

@@ -19,7 +19,7 @@ const char *const kHeader = "kind,node,rank,vn,bytes,start_s,end_s,actor,detail"
 
 const std::set<std::string> kKinds = {
     "PUT", "GET", "ATOMIC", "FETCH_ATOMIC", "ACK", "GET_RESPONSE", "FETCH_ATOMIC_RESPONSE",
-    "BXI_ACK", "TX", "RX", "PCI_COMMAND", "PCI_PIO", "PCI_DMA_READ", "PCI_DMA_WRITE", "PCI_EVENT",
+    "BXI_ACK", "TX", "RX", "E2E", "PCI_COMMAND", "PCI_PIO", "PCI_DMA_READ", "PCI_DMA_WRITE", "PCI_EVENT",
     "COMPUTE", "CALL", "WAIT", "POLL"};
 const std::set<std::string> kMessageKinds = {"PUT", "GET", "ATOMIC", "FETCH_ATOMIC", "ACK",
                                              "GET_RESPONSE", "FETCH_ATOMIC_RESPONSE", "BXI_ACK"};
@@ -148,8 +148,8 @@ TEST_F(Trace, PingPongCsvHasTheDocumentedColumnsAndKinds)
     auto rows = read_csv(dir.file("trace/events.csv"));
     ASSERT_FALSE(rows.empty()) << describe(r);
     auto counts = count_kinds(rows);
-    for (const char *kind : {"PUT", "ACK", "TX", "RX", "PCI_COMMAND", "PCI_PIO", "PCI_DMA_READ", "PCI_DMA_WRITE",
-                             "PCI_EVENT", "CALL", "WAIT"})
+    for (const char *kind : {"PUT", "BXI_ACK", "TX", "RX", "E2E", "PCI_COMMAND", "PCI_PIO", "PCI_DMA_READ",
+                             "PCI_DMA_WRITE", "PCI_EVENT", "CALL", "WAIT"})
         EXPECT_GT(counts[kind], 0) << "no " << kind << " row";
     // Every message is taken by an RX engine and was sent by a TX engine.
     int messages = 0;
@@ -157,6 +157,8 @@ TEST_F(Trace, PingPongCsvHasTheDocumentedColumnsAndKinds)
         messages += counts[kind];
     EXPECT_EQ(counts["TX"], messages);
     EXPECT_EQ(counts["RX"], messages);
+    // E2E keeps every message but BXI ACKs until it is acknowledged.
+    EXPECT_EQ(counts["E2E"], messages - counts["BXI_ACK"]);
 
     auto summary = parse_summary(r.err);
     ASSERT_TRUE(summary);
@@ -180,6 +182,10 @@ TEST_F(Trace, PingPongCsvHasTheDocumentedColumnsAndKinds)
         }
         if (row.kind == "PUT") {
             EXPECT_LE(row.bytes, 1024u);
+        }
+        if (row.kind == "E2E") {
+            EXPECT_TRUE(contains(row.detail, "acknowledged")) << "nothing is lost: " << row.detail;
+            EXPECT_EQ(row.actor, "e2e");
         }
         if (row.kind == "PCI_DMA_READ") {
             EXPECT_GT(row.bytes, 408u) << "payloads up to the PIO limit are not read by DMA";
@@ -326,8 +332,64 @@ TEST_F(Trace, JsonHasOneTrackPerRankAndPerNicEngine)
     }
     // pid = node + 1; rank r on node r.
     for (const char *expected : {"1:rank 0", "2:rank 1", "1:TX vn0", "1:RX vn0", "1:TX vn1", "1:RX vn1", "2:TX vn0",
-                                 "2:RX vn0", "2:TX vn1", "2:RX vn1", "1:wire out vn0", "1:PCIe", "2:PCIe"})
+                                 "2:RX vn0", "2:TX vn1", "2:RX vn1", "1:E2E", "2:E2E", "1:wire out vn0", "1:PCIe",
+                                 "2:PCIe"})
         EXPECT_TRUE(names.count(expected)) << "no track " << expected;
+}
+
+// Injected losses: the lost messages, the timeouts and the retransmissions
+// are in the trace, as many as the report counts.
+TEST_F(Trace, LossesAndRetransmissionsAreRecorded)
+{
+    TempDir dir;
+    traced_run(dir,
+               {"-n", "2", "--cfg=s4bxi/fault-loss-rate:0.1", "--cfg=s4bxi/fault-nodes:node1",
+                "--cfg=s4bxi/fault-seed:3", "--cfg=s4bxi/e2e-retry-timeout:1e-5", "--cfg=s4bxi/e2e-max-retries:20",
+                program("reliability"), "atomics", "100"},
+               2);
+    auto rows = read_csv(dir.file("trace/events.csv"));
+    int lost = 0, resent = 0, timed_out = 0, retries_on_wire = 0;
+    for (const auto &row : rows) {
+        if (kMessageKinds.count(row.kind) && contains(row.detail, "lost")) {
+            lost++;
+            EXPECT_EQ(row.start, row.end) << "dropped at once: " << row.detail;
+        }
+        if (kMessageKinds.count(row.kind) && contains(row.detail, "retry="))
+            retries_on_wire++;
+        if (row.kind == "TX" && contains(row.detail, "retry="))
+            resent++;
+        if (row.kind == "E2E" && contains(row.detail, "timed out")) {
+            timed_out++;
+            EXPECT_NEAR(row.end - row.start, 1e-5, 1e-9) << "after the retry timeout";
+        }
+    }
+    auto report = read_json(dir.file("report.json"));
+    ASSERT_TRUE(report);
+    const json::Value *totals = report->get("totals");
+    ASSERT_TRUE(totals);
+    EXPECT_GT(totals->get("messages_lost")->number, 0.0) << "10% loss over about 300 messages";
+    EXPECT_EQ(lost, totals->get("messages_lost")->number);
+    EXPECT_EQ(resent, totals->get("retransmissions")->number);
+    EXPECT_EQ(timed_out, resent) << "one timeout per retransmission";
+    EXPECT_EQ(retries_on_wire, resent) << "every retransmission is on the wire (received or lost)";
+
+    // Everything lost: E2E gives up on each message after its retries.
+    TempDir undeliverable;
+    traced_run(undeliverable,
+               {"-n", "2", "--cfg=s4bxi/fault-loss-rate:1", "--cfg=s4bxi/fault-nodes:node1",
+                "--cfg=s4bxi/e2e-retry-timeout:1e-5", "--cfg=s4bxi/e2e-max-retries:1", program("reliability"),
+                "undeliverable"},
+               2);
+    int given_up = 0;
+    for (const auto &row : read_csv(undeliverable.file("trace/events.csv")))
+        if (row.kind == "E2E" && contains(row.detail, "given up")) {
+            given_up++;
+            EXPECT_TRUE(contains(row.detail, "retry=1")) << row.detail;
+        }
+    report = read_json(undeliverable.file("report.json"));
+    ASSERT_TRUE(report);
+    EXPECT_GT(given_up, 0);
+    EXPECT_EQ(given_up, report->get("per_nic")->array.at(0).get("e2e")->get("messages_given_up")->number);
 }
 
 // Tracing records only: same output and exactly the same simulated time.
