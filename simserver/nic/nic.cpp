@@ -178,7 +178,8 @@ void Nic::transmit(Message* message)
   const trace::Event traced{.kind = trace::Kind::Tx, .node = node_.nid, .rank = rank_of(*message),
                             .vn = static_cast<int>(message->network()), .bytes = length, .start = start,
                             .what = trace::name(kind), .dst = static_cast<int>(message->dst_nid),
-                            .actor = tx_lane(*message), .retry = message->retries};
+                            .actor = tx_lane(*message), .retry = retry_of(*message),
+                            .note = message->duplicate_answer ? "answer to a duplicate" : nullptr};
   message->sent_at = s4u::Engine::get_clock();
   send_on_wire(message, bytes_on_wire);
   statistics_.messages_sent[kind_index]++;
@@ -223,7 +224,7 @@ void Nic::rx_loop(VirtualNetwork network, int lane)
       trace::active->record(wire_event(*message, wire_bytes(length), message->sent_at, now));
       busy = {.kind = trace::Kind::Rx, .node = node_.nid, .rank = rank_of(*message), .vn = static_cast<int>(network),
               .bytes = length, .start = now, .what = trace::name(kind_of(*message)),
-              .src = static_cast<int>(message->src_nid), .actor = lane, .retry = message->retries};
+              .src = static_cast<int>(message->src_nid), .actor = lane, .retry = retry_of(*message)};
     }
     if (message->kind != Message::Kind::BxiAck) // a BXI ACK only clears an E2E entry
       s4u::this_actor::sleep_for(delay);

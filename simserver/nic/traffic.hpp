@@ -40,6 +40,13 @@ inline int rank_of(const Message& message)
   return message.op ? static_cast<int>(message.op->rank) : -1;
 }
 
+// How many times E2E sent this message again, for the trace (a response sent
+// again for a duplicate request is a copy of the kept one, not a retry).
+inline int retry_of(const Message& message)
+{
+  return message.duplicate_answer ? 0 : message.retries;
+}
+
 // The trace's row of a message on the wire, sent by its source node.
 inline trace::Event wire_event(const Message& message, uint64_t wire_bytes, double start, double end)
 {
@@ -52,7 +59,8 @@ inline trace::Event wire_event(const Message& message, uint64_t wire_bytes, doub
           .end = end,
           .dst = static_cast<int>(message.dst_nid),
           .wire_bytes = wire_bytes,
-          .retry = message.retries};
+          .retry = retry_of(message),
+          .note = message.duplicate_answer ? "answer to a duplicate" : nullptr};
 }
 
 } // namespace s4bxi::nic

@@ -343,8 +343,8 @@ TEST_F(Trace, LossesAndRetransmissionsAreRecorded)
 {
     TempDir dir;
     traced_run(dir,
-               {"-n", "2", "--cfg=s4bxi/fault-loss-rate:0.1", "--cfg=s4bxi/fault-nodes:node1",
-                "--cfg=s4bxi/fault-seed:3", "--cfg=s4bxi/e2e-retry-timeout:1e-5", "--cfg=s4bxi/e2e-max-retries:20",
+               {"-n", "2", "--cfg=s4bxi/compute:none", "--cfg=s4bxi/fault-loss-rate:0.1",
+                "--cfg=s4bxi/fault-nodes:node1", "--cfg=s4bxi/fault-seed:3", "--cfg=s4bxi/e2e-retry-timeout:1e-5", "--cfg=s4bxi/e2e-max-retries:20",
                 program("reliability"), "atomics", "100"},
                2);
     auto rows = read_csv(dir.file("trace/events.csv"));
@@ -369,9 +369,13 @@ TEST_F(Trace, LossesAndRetransmissionsAreRecorded)
     ASSERT_TRUE(totals);
     EXPECT_GT(totals->get("messages_lost")->number, 0.0) << "10% loss over about 300 messages";
     EXPECT_EQ(lost, totals->get("messages_lost")->number);
-    EXPECT_EQ(resent, totals->get("retransmissions")->number);
-    EXPECT_EQ(timed_out, resent) << "one timeout per retransmission";
-    EXPECT_EQ(retries_on_wire, resent) << "every retransmission is on the wire (received or lost)";
+    EXPECT_EQ(timed_out, totals->get("retransmissions")->number) << "one timeout per retransmission";
+    // A retransmission acknowledged while it waited for its TX engine is not
+    // sent; one may still be on its way when the run ends.
+    EXPECT_GT(resent, 0);
+    EXPECT_LE(resent, timed_out);
+    EXPECT_LE(retries_on_wire, resent) << "retransmissions on the wire (received or lost) were sent";
+    EXPECT_GE(retries_on_wire, resent - 2);
 
     // Everything lost: E2E gives up on each message after its retries.
     TempDir undeliverable;
