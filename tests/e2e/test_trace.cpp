@@ -151,14 +151,17 @@ TEST_F(Trace, PingPongCsvHasTheDocumentedColumnsAndKinds)
     for (const char *kind : {"PUT", "BXI_ACK", "TX", "RX", "E2E", "PCI_COMMAND", "PCI_PIO", "PCI_DMA_READ",
                              "PCI_DMA_WRITE", "PCI_EVENT", "CALL", "WAIT"})
         EXPECT_GT(counts[kind], 0) << "no " << kind << " row";
-    // Every message is taken by an RX engine and was sent by a TX engine.
+    // Every message arrived is handled by an RX engine, and was sent by a TX
+    // engine (a last BXI ACK may still be on its way when the ranks are done).
     int messages = 0;
     for (const auto &kind : kMessageKinds)
         messages += counts[kind];
-    EXPECT_EQ(counts["TX"], messages);
     EXPECT_EQ(counts["RX"], messages);
+    EXPECT_GE(counts["TX"], messages);
+    EXPECT_LE(counts["TX"], messages + 2);
     // E2E keeps every message but BXI ACKs until it is acknowledged.
-    EXPECT_EQ(counts["E2E"], messages - counts["BXI_ACK"]);
+    EXPECT_LE(counts["E2E"], messages - counts["BXI_ACK"]);
+    EXPECT_GE(counts["E2E"], messages - counts["BXI_ACK"] - 2);
 
     auto summary = parse_summary(r.err);
     ASSERT_TRUE(summary);
@@ -212,8 +215,12 @@ TEST_F(Trace, PingPongCsvHasTheDocumentedColumnsAndKinds)
         for (const auto &[kind, traffic] : by_kind->object)
             reported[kind] += traffic.get("messages")->number;
     }
-    for (const auto &kind : kMessageKinds)
-        EXPECT_EQ(reported[kind], counts[kind]) << kind;
+    double reported_total = 0;
+    for (const auto &kind : kMessageKinds) {
+        EXPECT_GE(reported[kind], counts[kind]) << kind << ": sent (report) and arrived (trace)";
+        reported_total += reported[kind];
+    }
+    EXPECT_EQ(reported_total, counts["TX"]) << "the report counts what TX engines sent";
 }
 
 // Gets and atomics have their own message kinds.
