@@ -14,6 +14,7 @@
 #include "../trace/recorder.hpp"
 
 #include <simgrid/Exception.hpp>
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -52,8 +53,8 @@ std::string describe(const Message& message)
          std::to_string(ack ? message.answered_seq : message.seq);
 }
 
-// Sleeping for less than this is not worth an activity (and SimGrid's timers
-// are not that precise anyway): the deadline is reached.
+// A deadline this close is reached (the clock of a timer's wake-up may differ
+// from its date by rounding).
 constexpr double kTimePrecision = 1e-12;
 
 // The trace's record of E2E keeping `message` (sent by `node`) from its last
@@ -120,6 +121,7 @@ void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
   if (message->reliable && not message->duplicate_answer) {
     // Its E2E entry, at the tail of the FIFO (deadlines only grow).
     auto& peer = e2e_.peers[message->dst_nid];
+    const bool first = e2e_.fifo.empty();
     auto found = peer.unacked.find(message->seq);
     if (found == peer.unacked.end()) {
       e2e_.fifo.push_back({MessagePtr(message), now + params_.retry_timeout_s, false});
@@ -130,10 +132,8 @@ void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
       entry->deadline = now + params_.retry_timeout_s;
       entry->retransmitting = false;
     }
-    if (e2e_.idle) {
-      e2e_.idle = false;
-      e2e_.wake->release();
-    }
+    if (first)
+      arm_e2e_timer();
   }
   if (message->reliable)
     message->floor = e2e_.peers[message->dst_nid].floor();
@@ -185,14 +185,16 @@ MessagePtr Nic::receive(s4u::Mailbox* mailbox)
 
 void Nic::send_bxi_ack(const Message& message)
 {
+  // A bare header that the receiving engine's E2E logic puts on the wire
+  // itself (a model choice): it takes no TX engine time nor command-queue
+  // slot, but it crosses the wire like any message (load, latency, faults).
   MessagePtr ack(new Message);
   ack->kind = Message::Kind::BxiAck;
   ack->src_nid = node_.nid;
   ack->dst_nid = message.src_nid;
   ack->answers = true;
   ack->answered_seq = message.seq;
-  const int lane = tx_lane(*ack);
-  queue(VirtualNetwork::Response).push({std::move(ack), true}, lane);
+  transmit(ack.get());
 }
 
 bool Nic::accept_request(const Message& request)
@@ -267,48 +269,72 @@ MessagePtr Nic::e2e_acknowledged(unsigned peer, uint64_t seq)
   kept.erase(found);
   message->acked = true;
   trace_kept(node_.nid, *message, "acknowledged");
-  (entry->retransmitting ? e2e_.retransmitting : e2e_.fifo).erase(entry);
-  if (e2e_.awaited == message.get()) {
-    e2e_.awaited = nullptr;
-    e2e_.wake->release();
+  if (entry->retransmitting) {
+    e2e_.retransmitting.erase(entry);
+  } else {
+    const bool head = entry == e2e_.fifo.begin();
+    e2e_.fifo.erase(entry);
+    if (head)
+      arm_e2e_timer();
   }
   return message;
 }
 
+void Nic::arm_e2e_timer()
+{
+  // Timers are kernel objects, changed here from actors: safe, since the
+  // simulation runs its actors one at a time (SimGrid's default, which the
+  // server keeps).
+  if (not e2e_.fifo.empty() && e2e_.timer != nullptr && e2e_.timer_deadline == e2e_.fifo.front().deadline)
+    return;
+  if (e2e_.timer != nullptr) {
+    e2e_.timer->remove();
+    e2e_.timer = nullptr;
+  }
+  if (e2e_.fifo.empty())
+    return;
+  e2e_.timer_deadline = e2e_.fifo.front().deadline;
+  e2e_.timer = simgrid::kernel::timer::Timer::set(e2e_.timer_deadline, [this] {
+    e2e_.timer = nullptr;
+    e2e_.wake->release();
+  });
+}
+
 void Nic::e2e_loop()
 {
+  // A pending timer would keep the simulation going after the last rank.
+  s4u::this_actor::on_exit([this](bool) {
+    if (e2e_.timer != nullptr) {
+      e2e_.timer->remove();
+      e2e_.timer = nullptr;
+    }
+  });
   while (true) {
-    if (e2e_.fifo.empty()) {
-      e2e_.idle = true;
-      e2e_.wake->acquire();
-      e2e_.idle = false;
-      continue;
-    }
-    auto head = e2e_.fifo.begin();
-    const double wait = head->deadline - s4u::Engine::get_clock();
-    if (wait > kTimePrecision) {
-      // Until the deadline, or until the message is acknowledged.
-      e2e_.awaited = head->message.get();
-      e2e_.wake->acquire_timeout(wait);
-      e2e_.awaited = nullptr;
-      continue;
-    }
-    MessagePtr message = head->message;
-    if (message->retries >= params_.max_retries) {
-      give_up(head);
-      continue;
-    }
-    trace_kept(node_.nid, *message, "timed out");
-    message->retries++;
-    statistics_.retransmissions++;
-    XBT_VERB("%s #%llu to node %u unacknowledged after %g s: sent again (retry %d of %d)", kind_name(message->kind),
-             static_cast<unsigned long long>(message->seq), message->dst_nid, params_.retry_timeout_s,
-             message->retries, params_.max_retries);
-    head->retransmitting = true;
-    e2e_.retransmitting.splice(e2e_.retransmitting.end(), e2e_.fifo, head);
-    const int lane = tx_lane(*message);
-    queue(message->network()).push_unbounded({std::move(message), false}, lane);
+    e2e_.wake->acquire(); // released when the head's deadline passes
+    const double now = s4u::Engine::get_clock();
+    while (not e2e_.fifo.empty() && e2e_.fifo.front().deadline <= now + kTimePrecision)
+      expire(e2e_.fifo.begin());
+    arm_e2e_timer();
   }
+}
+
+void Nic::expire(E2eEntries::iterator head)
+{
+  MessagePtr message = head->message;
+  if (message->retries >= params_.max_retries) {
+    give_up(head);
+    return;
+  }
+  trace_kept(node_.nid, *message, "timed out");
+  message->retries++;
+  statistics_.retransmissions++;
+  XBT_VERB("%s #%llu to node %u unacknowledged after %g s: sent again (retry %d of %d)", kind_name(message->kind),
+           static_cast<unsigned long long>(message->seq), message->dst_nid, params_.retry_timeout_s, message->retries,
+           params_.max_retries);
+  head->retransmitting = true;
+  e2e_.retransmitting.splice(e2e_.retransmitting.end(), e2e_.fifo, head);
+  const int lane = tx_lane(*message);
+  queue(message->network()).push_unbounded({std::move(message), false}, lane);
 }
 
 void Nic::log_e2e_statistics() const

@@ -9,6 +9,12 @@
 // acknowledged entry leaves the FIFO at once, so a long timeout only holds
 // the messages still unacknowledged.
 //
+// The E2E actor sleeps on a semaphore that a kernel timer, set for the
+// deadline of the FIFO's head, releases: setting, moving or removing that
+// timer as messages leave and are acknowledged costs no context switch, so
+// the actor only runs when a deadline passes. With nothing unacknowledged no
+// timer is pending, which keeps SimGrid's deadlock detection immediate.
+//
 // Receiver side: a window per source NIC tells a new sequence number from one
 // already handled, so that a retransmission is acknowledged again but not
 // applied twice; each message carries the lowest sequence number its sender
@@ -18,6 +24,7 @@
 
 #include "message.hpp"
 
+#include <simgrid/forward.h>
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include <cstdint>
@@ -66,9 +73,9 @@ struct E2eState {
   std::vector<std::map<uint64_t, MessagePtr>> answers;
   E2eEntries fifo;           // sent and unacknowledged, by deadline
   E2eEntries retransmitting; // timed out, queued for TX again
-  simgrid::s4u::SemaphorePtr wake;
-  bool idle = false;                 // the E2E actor waits for the FIFO to fill
-  const Message* awaited = nullptr;  // the E2E actor sleeps until this message's deadline
+  simgrid::s4u::SemaphorePtr wake;              // the E2E actor waits on it
+  simgrid::kernel::timer::Timer* timer = nullptr; // releases `wake` at the head's deadline
+  double timer_deadline = 0;
 };
 
 } // namespace s4bxi::nic

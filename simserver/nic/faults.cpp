@@ -2,7 +2,7 @@
 
 #include "../model_options.hpp"
 
-#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <xbt/log.h>
@@ -199,29 +199,39 @@ std::shared_ptr<Faults> Faults::from_options(const std::vector<platform::Node>& 
   }
   for (const auto& outage : parse_link_down(options::link_down()))
     f.schedule(outage, network_links("s4bxi/link-down", outage.link));
+  if (not f.link_events_.empty()) {
+    // SimGrid refuses a state profile on a sealed link
+    // (Link::set_state_profile), and the platform's links are sealed once
+    // loaded (by the XML loader, by the fat-tree builder): a daemon actor
+    // turns the links off and on at the dates a profile would have. Being a
+    // daemon, it does not keep the simulation going after the last rank (a
+    // kernel timer would).
+    std::stable_sort(f.link_events_.begin(), f.link_events_.end(),
+                     [](const LinkEvent& a, const LinkEvent& b) { return a.time < b.time; });
+    s4u::Actor::create("link_faults", nodes.front().nic, [faults] { faults->run_link_events(); })->daemonize();
+  }
   return faults;
 }
 
 void Faults::schedule(const LinkOutage& outage, const std::vector<s4u::Link*>& links)
 {
-  // SimGrid refuses a state profile on a sealed link (Link::set_state_profile)
-  // and the platform's links are sealed once loaded (by the XML loader, by
-  // the fat-tree builder): the ON/OFF events that a profile would trigger are
-  // scheduled as kernel timers instead. Overlapping outages of one link keep
-  // it off until the last one ends.
-  const std::string name = outage.link;
-  simgrid::kernel::timer::Timer::set(outage.start, [this, links, name] {
-    for (auto* link : links)
-      if (outages_in_progress_[link]++ == 0)
+  link_events_.push_back({outage.start, links, outage.link, true});
+  link_events_.push_back({outage.start + outage.duration, links, outage.link, false});
+}
+
+void Faults::run_link_events()
+{
+  // Overlapping outages of one link keep it off until the last one ends.
+  for (const auto& event : link_events_) {
+    s4u::this_actor::sleep_until(event.time);
+    for (auto* link : event.links) {
+      if (event.down && outages_in_progress_[link]++ == 0)
         link->turn_off();
-    XBT_VERB("link %s goes down", name.c_str());
-  });
-  simgrid::kernel::timer::Timer::set(outage.start + outage.duration, [this, links, name] {
-    for (auto* link : links)
-      if (--outages_in_progress_[link] == 0)
+      if (not event.down && --outages_in_progress_[link] == 0)
         link->turn_on();
-    XBT_VERB("link %s is up again", name.c_str());
-  });
+    }
+    XBT_VERB("link %s %s", event.name.c_str(), event.down ? "goes down" : "is up again");
+  }
 }
 
 int Faults::exposure(unsigned src, unsigned dst)

@@ -65,6 +65,14 @@ private:
   // Faulty nodes and links a message from `src` to `dst` crosses.
   int exposure(unsigned src, unsigned dst);
   void schedule(const LinkOutage& outage, const std::vector<simgrid::s4u::Link*>& links);
+  void run_link_events(); // the link_faults actor
+
+  struct LinkEvent {
+    double time = 0;
+    std::vector<simgrid::s4u::Link*> links;
+    std::string name;
+    bool down = false;
+  };
 
   std::vector<platform::Node> nodes_;
   bool active_ = false;
@@ -75,6 +83,7 @@ private:
   std::vector<int8_t> route_exposure_; // faulty links per (src, dst), -1: not computed yet
   std::vector<ScheduledDrop> drops_;
   std::vector<std::mt19937_64> generators_; // by source node
+  std::vector<LinkEvent> link_events_;
   std::map<simgrid::s4u::Link*, int> outages_in_progress_;
 };
 

@@ -166,7 +166,8 @@ void Nic::transmit(Message* message)
     const double first_packet = static_cast<double>(std::min<uint64_t>(length, kPciePacketBytes));
     s4u::this_actor::sleep_for(params_.pci_latency_s + first_packet / params_.pci_transfer_cap_Bps);
   }
-  s4u::this_actor::sleep_for(params_.tx_delay_s);
+  if (message->kind != Message::Kind::BxiAck) // emitted by the RX engine without TX processing (e2e.cpp)
+    s4u::this_actor::sleep_for(params_.tx_delay_s);
 
   // Once put on the wire, the message is shared with the receiving RX engine
   // (and kept by E2E until acknowledged): nothing changes it any more.

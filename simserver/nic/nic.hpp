@@ -80,6 +80,8 @@ private:
 
   // End-to-end reliability (e2e.cpp).
   void e2e_loop();
+  void expire(E2eEntries::iterator head); // its deadline passed: send it again, or give up
+  void arm_e2e_timer();                   // the timer follows the FIFO's head
   void log_e2e_statistics() const; // at the end of the run, s4bxi_e2e at verbose level
   // Puts a message on the wire: sequence number, fault injection, E2E entry.
   void send_on_wire(Message* message, uint64_t bytes_on_wire);

@@ -277,6 +277,12 @@ TEST_F(Reliability, LinkDownDelaysCompletionByTheRetransmissionTimeout)
     EXPECT_EQ(c.lost, 1) << describe(down);
     EXPECT_EQ(c.retransmissions, 1) << describe(down);
     EXPECT_EQ(counters(base).retransmissions, 0) << describe(base);
+    // An outage after the last rank ended does not make the run longer.
+    auto later = run_program({"--platform", xml, "--cfg=s4bxi/link-down:node1_wire@5+1"}, {program("rank_env")});
+    expect_success(later, 2);
+    auto s = parse_summary(later.err);
+    ASSERT_TRUE(s) << describe(later);
+    EXPECT_LT(s->simulated_s, 1e-3) << describe(later);
 }
 
 TEST_F(Reliability, QuickAcksSaveTheAckOnTheWire)
