@@ -41,6 +41,23 @@ for size in 8 65536; do
   printf "  %6s B Put: %8.2f us wall per simulated Put (%d iterations)\n" "$size" "$(median < /tmp/s4bxi-bench-put)" "$n"
 done
 
+echo "== E2E cost: wall time per simulated Put, s4bxi/e2e on and off (alternating runs, median of 5; target on/off <= 1.5)"
+for size in 8 65536; do
+  n=$((iterations / 5))
+  [ "$size" -gt 8 ] && n=$((iterations / 20))
+  : > /tmp/s4bxi-bench-e2e-on; : > /tmp/s4bxi-bench-e2e-off
+  for round in 1 2 3 4 5; do
+    for e2e in on off; do
+      "$run" -n 2 --cfg=s4bxi/compute:none --cfg=s4bxi/e2e:$e2e "$bench/put_pingpong" "$n" "$size" 2> /dev/null |
+        sed -n 's/.*wall \([0-9.]*\) us per simulated Put/\1/p' >> /tmp/s4bxi-bench-e2e-$e2e
+    done
+  done
+  on=$(median < /tmp/s4bxi-bench-e2e-on)
+  off=$(median < /tmp/s4bxi-bench-e2e-off)
+  awk -v s="$size" -v on="$on" -v off="$off" -v n="$n" \
+    'BEGIN { printf "  %6s B Put: E2E on %8.2f us, off %8.2f us per simulated Put, ratio %.2f (%d iterations)\n", s, on, off, on / off, n }'
+done
+
 echo "== Tracing cost: wall time per simulated 8 B Put, without and with --trace (alternating runs, median of 3)"
 # A tenth of the iterations: the trace takes about 4 KB per Put.
 n=$((iterations / 10))
