@@ -39,7 +39,8 @@ template <class T> std::string to_text(const T& value)
 }
 
 enum class Scope { Global, PerNode };
-constexpr const char* kPerNodeNote = " (per node: a property of this name on the node's NIC host overrides it)";
+// A property of the option's name on a node's NIC host overrides it (README).
+constexpr const char* kPerNodeNote = " [per node]";
 
 // S4BXI reads "TRUE", "true" and "1" as true, anything else as false.
 bool s4bxi_truthy(const std::string& value)

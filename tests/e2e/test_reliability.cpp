@@ -388,5 +388,23 @@ TEST_F(Reliability, SeveralRxEnginesKeepEachSourcesOrderAndWorkInParallel)
     EXPECT_LT(two, 0.7 * one) << "one engine " << one << " s, two " << two << " s";
 }
 
+TEST_F(Reliability, SeveralTxEnginesServeDestinationsInParallelInOrder)
+{
+    // Rank 0 puts to ranks 1 and 2 in turns: with two TX engines, node0's
+    // messages to node1 and to node2 are processed in parallel, each
+    // destination's in order.
+    auto run3 = [this](int engines) {
+        auto r = run({"-n", "3", "--platform", "fattree:1;3;1;1", "--cfg=s4bxi/compute:none",
+                      "--cfg=s4bxi/nic-tx-delay:2e-6", "--cfg=s4bxi/tx-actors:" + std::to_string(engines),
+                      program("reliability"), "fanout", "200"});
+        expect_success(r, 3);
+        return printed(r, "fanout ");
+    };
+    const double one = run3(1), two = run3(2);
+    ASSERT_GT(one, 0);
+    ASSERT_GT(two, 0);
+    EXPECT_LT(two, 0.7 * one) << "one engine " << one << " s, two " << two << " s";
+}
+
 } // namespace
 } // namespace e2e

@@ -21,6 +21,9 @@
  *                  between 8 B and 4 KiB) to the last rank, which checks that
  *                  each initiator's messages arrive in the order sent; prints
  *                  the simulated time all of them took ("ordering S").
+ *   fanout K       rank 0 puts K messages to each other rank, in turns; each
+ *                  receiver checks that they arrive in the order sent; rank 0
+ *                  prints the simulated time until every ACK ("fanout S").
  */
 #include "e2e_common.h"
 
@@ -279,6 +282,35 @@ static void ordering(ptl_handle_ni_t ni, long count)
     e2e_barrier();
 }
 
+static void fanout(ptl_handle_ni_t ni, long count)
+{
+    static unsigned char buf[BUF];
+    ptl_handle_eq_t eq;
+    E2E_OK(PtlEQAlloc(ni, 1024, &eq));
+    E2E_OK(PtlPTAlloc(ni, 0, eq, PT_DATA, &(ptl_pt_index_t){0}));
+    if (e2e_rank != 0)
+        append_me(ni, buf, sizeof buf, PTL_ME_OP_PUT, 0);
+    e2e_barrier();
+    const double t0 = now_s();
+    if (e2e_rank == 0) {
+        ptl_handle_md_t md = bind_md(ni, buf, sizeof buf, eq, PTL_CT_NONE, PTL_MD_EVENT_SEND_DISABLE);
+        for (long i = 0; i < count; ++i)
+            for (int to = 1; to < e2e_size; ++to)
+                E2E_OK(PtlPut(md, 0, (i % 2) ? BUF : 8, PTL_ACK_REQ, e2e_peer(to), PT_DATA, 0, 0, NULL,
+                              (ptl_hdr_data_t)i));
+        for (long n = 0; n < count * (e2e_size - 1); ++n)
+            wait_event(eq, PTL_EVENT_ACK, "fanout");
+        printf("fanout %.9f\n", now_s() - t0);
+    } else {
+        for (long i = 0; i < count; ++i) {
+            ptl_event_t ev = wait_event(eq, PTL_EVENT_PUT, "fanout");
+            E2E_CHECK((long)ev.hdr_data == i, "message %llu arrived when %ld was due", (unsigned long long)ev.hdr_data,
+                      i);
+        }
+    }
+    e2e_barrier();
+}
+
 int main(int argc, char **argv)
 {
     ptl_handle_ni_t ni = e2e_init(NULL);
@@ -299,8 +331,10 @@ int main(int argc, char **argv)
             atomics(ni, atol(argv[2]));
         } else if (strcmp(mode, "ordering") == 0 && argc > 2) {
             ordering(ni, atol(argv[2]));
+        } else if (strcmp(mode, "fanout") == 0 && argc > 2) {
+            fanout(ni, atol(argv[2]));
         } else {
-            E2E_DIE("usage: reliability undeliverable | linkdown T | memcpy N|all | atomics K | ordering K");
+            E2E_DIE("usage: reliability undeliverable | linkdown T | memcpy N|all | atomics K | ordering K | fanout K");
         }
     }
     return e2e_finish("reliability");
