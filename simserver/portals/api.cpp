@@ -161,6 +161,22 @@ Reply freed(RankPortals& rank, ipc::Handle handle, HandleKind kind, SlotTable<T>
   return status(Status::Ok);
 }
 
+// Polls over several objects: the first ready one (its index in `found`), or
+// the earliest landing among those with something on its way.
+template <class ReadinessOf> Readiness first_ready(size_t count, int& found, ReadinessOf readiness_of)
+{
+  Readiness overall{false, kForever};
+  for (size_t i = 0; i < count; ++i) {
+    Readiness r = readiness_of(i);
+    if (r.ready) {
+      found = static_cast<int>(i);
+      return r;
+    }
+    overall.next_landing = std::min(overall.next_landing, r.next_landing);
+  }
+  return overall;
+}
+
 Reply pop_event(EventQueue& queue)
 {
   Reply reply{};
@@ -674,16 +690,9 @@ Reply Api::eq_poll(RankPortals& rank, const ipc::PollArgs& args)
       return status(Status::ArgInvalid);
   int found = -1;
   auto check = [&] {
-    Readiness overall{false, kForever};
-    for (size_t i = 0; i < handles.size(); ++i) {
-      Readiness r = eq_readiness(find_object(rank, handles[i], HandleKind::EQ, &NetworkInterface::eqs));
-      if (r.ready) {
-        found = static_cast<int>(i);
-        return r;
-      }
-      overall.next_landing = std::min(overall.next_landing, r.next_landing);
-    }
-    return overall;
+    return first_ready(handles.size(), found, [&](size_t i) {
+      return eq_readiness(find_object(rank, handles[i], HandleKind::EQ, &NetworkInterface::eqs));
+    });
   };
   const double start = s4u::Engine::get_clock();
   bool ready = args.timeout_ms == 0 ? check().ready : block_until(rank, deadline_after_ms(args.timeout_ms), check);
@@ -763,16 +772,9 @@ Reply Api::ct_poll(RankPortals& rank, const ipc::PollArgs& args)
       return status(Status::ArgInvalid);
   int found = -1;
   auto check = [&] {
-    Readiness overall{false, kForever};
-    for (size_t i = 0; i < handles.size(); ++i) {
-      Readiness r = ct_readiness(find_object(rank, handles[i], HandleKind::CT, &NetworkInterface::cts), tests[i]);
-      if (r.ready) {
-        found = static_cast<int>(i);
-        return r;
-      }
-      overall.next_landing = std::min(overall.next_landing, r.next_landing);
-    }
-    return overall;
+    return first_ready(handles.size(), found, [&](size_t i) {
+      return ct_readiness(find_object(rank, handles[i], HandleKind::CT, &NetworkInterface::cts), tests[i]);
+    });
   };
   const double start = s4u::Engine::get_clock();
   bool ready = args.timeout_ms == 0 ? check().ready : block_until(rank, deadline_after_ms(args.timeout_ms), check);
