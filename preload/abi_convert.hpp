@@ -366,9 +366,11 @@ inline ptl_process_t process_from_wire(const ipc::ProcessId& process)
   return out;
 }
 
-inline ipc::NILimits limits_to_wire(const ptl_ni_limits_t& limits)
+// ptl_ni_limits_t and ipc::NILimits have the same members by name, in both
+// directions (the ABI's types may be narrower or wider).
+template <class To, class From> To copy_limits(const From& limits)
 {
-  ipc::NILimits out{};
+  To out{};
   out.max_entries = limits.max_entries;
   out.max_unexpected_headers = limits.max_unexpected_headers;
   out.max_mds = limits.max_mds;
@@ -388,26 +390,14 @@ inline ipc::NILimits limits_to_wire(const ptl_ni_limits_t& limits)
   return out;
 }
 
+inline ipc::NILimits limits_to_wire(const ptl_ni_limits_t& limits)
+{
+  return copy_limits<ipc::NILimits>(limits);
+}
+
 inline ptl_ni_limits_t limits_from_wire(const ipc::NILimits& limits)
 {
-  ptl_ni_limits_t out{};
-  out.max_entries = limits.max_entries;
-  out.max_unexpected_headers = limits.max_unexpected_headers;
-  out.max_mds = limits.max_mds;
-  out.max_cts = limits.max_cts;
-  out.max_eqs = limits.max_eqs;
-  out.max_pt_index = limits.max_pt_index;
-  out.max_iovecs = limits.max_iovecs;
-  out.max_list_size = limits.max_list_size;
-  out.max_triggered_ops = limits.max_triggered_ops;
-  out.features = limits.features;
-  out.max_msg_size = limits.max_msg_size;
-  out.max_atomic_size = limits.max_atomic_size;
-  out.max_fetch_atomic_size = limits.max_fetch_atomic_size;
-  out.max_waw_ordered_size = limits.max_waw_ordered_size;
-  out.max_war_ordered_size = limits.max_war_ordered_size;
-  out.max_volatile_size = limits.max_volatile_size;
-  return out;
+  return copy_limits<ptl_ni_limits_t>(limits);
 }
 
 inline uint64_t address_of(const void* pointer)

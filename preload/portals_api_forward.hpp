@@ -32,16 +32,16 @@ inline int forward(ipc::Request& request, ipc::Reply& reply)
   return abi::status_from_wire(reply.status);
 }
 
-// For the calls whose only argument is a handle and whose only result is the
-// return code.
-inline int forward_handle(ipc::Op op, ipc::Handle handle)
+// For the calls whose only argument is a handle; `reply`, when given, receives
+// the server's answer (meaningful when the call returns PTL_OK).
+inline int forward_handle(ipc::Op op, ipc::Handle handle, ipc::Reply* reply = nullptr)
 {
   if (not client::attached())
     return not_attached();
   ipc::Request request = request_for(op);
   request.args.handle.handle = handle;
-  ipc::Reply reply;
-  return forward(request, reply);
+  ipc::Reply local;
+  return forward(request, reply != nullptr ? *reply : local);
 }
 
 } // namespace s4bxi::preload::api

@@ -123,10 +123,8 @@ S4BXI_EXPORT int PtlNIHandle(ptl_handle_any_t handle, ptl_handle_ni_t* ni_handle
     return api::not_attached();
   if (ni_handle == nullptr)
     return PTL_ARG_INVALID;
-  ipc::Request request = api::request_for(Op::NIHandle);
-  request.args.handle.handle = abi::handle_to_wire(handle);
   ipc::Reply reply;
-  int rc = api::forward(request, reply);
+  int rc = api::forward_handle(Op::NIHandle, abi::handle_to_wire(handle), &reply);
   if (rc == PTL_OK)
     *ni_handle = abi::handle_from_wire(reply.result.handle);
   return rc;
@@ -138,10 +136,8 @@ S4BXI_EXPORT int PtlGetUid(ptl_handle_ni_t ni_handle, ptl_uid_t* uid)
     return api::not_attached();
   if (uid == nullptr)
     return PTL_ARG_INVALID;
-  ipc::Request request = api::request_for(Op::GetUid);
-  request.args.handle.handle = abi::handle_to_wire(ni_handle);
   ipc::Reply reply;
-  int rc = api::forward(request, reply);
+  int rc = api::forward_handle(Op::GetUid, abi::handle_to_wire(ni_handle), &reply);
   if (rc == PTL_OK)
     *uid = static_cast<ptl_uid_t>(reply.result.value);
   return rc;
