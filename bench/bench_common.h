@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +44,38 @@ static inline void check_event(const ptl_event_t *event)
     fprintf(stderr, "event %d failed (%d)\n", event->type, event->ni_fail_type);
     exit(1);
   }
+}
+
+/* A matching entry that any rank may target. */
+static inline ptl_handle_me_t append_entry(ptl_handle_ni_t ni, ptl_pt_index_t pt, void *start, ptl_size_t length,
+                                           unsigned int options)
+{
+  ptl_me_t entry;
+  memset(&entry, 0, sizeof entry);
+  entry.start = start;
+  entry.length = length;
+  entry.ct_handle = PTL_CT_NONE;
+  entry.uid = PTL_UID_ANY;
+  entry.match_id.rank = PTL_RANK_ANY;
+  entry.options = options;
+  ptl_handle_me_t handle;
+  CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &handle));
+  return handle;
+}
+
+static inline ptl_handle_md_t bind_md(ptl_handle_ni_t ni, void *start, ptl_size_t length, ptl_handle_eq_t eq,
+                                      unsigned int options)
+{
+  ptl_md_t md;
+  memset(&md, 0, sizeof md);
+  md.start = start;
+  md.length = length;
+  md.eq_handle = eq;
+  md.ct_handle = PTL_CT_NONE;
+  md.options = options;
+  ptl_handle_md_t handle;
+  CHECK(PtlMDBind(ni, &md, &handle));
+  return handle;
 }
 
 #endif

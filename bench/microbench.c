@@ -66,36 +66,15 @@ int main(int argc, char **argv)
   ptl_process_t peer = {.rank = 1 - me.rank};
 
   /* Rank 1 exposes the buffer (no events) and a control entry on PT 1. */
-  ptl_me_t entry;
-  memset(&entry, 0, sizeof entry);
-  entry.ct_handle = PTL_CT_NONE;
-  entry.uid = PTL_UID_ANY;
-  entry.match_id.rank = PTL_RANK_ANY;
-  ptl_handle_me_t entry_handle;
-  if (me.rank == 1) {
-    entry.start = buffer;
-    entry.length = max_size;
-    entry.options = PTL_ME_OP_PUT | PTL_ME_OP_GET | PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_COMM_DISABLE;
-    CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &entry_handle));
-  }
+  if (me.rank == 1)
+    append_entry(ni, pt, buffer, max_size,
+                 PTL_ME_OP_PUT | PTL_ME_OP_GET | PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_COMM_DISABLE);
   ptl_handle_eq_t control_eq;
   ptl_pt_index_t control;
   CHECK(PtlEQAlloc(ni, 4, &control_eq));
   CHECK(PtlPTAlloc(ni, 0, control_eq, 1, &control));
-  ptl_me_t control_entry = entry;
-  control_entry.start = NULL;
-  control_entry.length = 0;
-  control_entry.options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE;
-  ptl_handle_me_t control_handle;
-  CHECK(PtlMEAppend(ni, control, &control_entry, PTL_PRIORITY_LIST, NULL, &control_handle));
-  ptl_md_t md;
-  memset(&md, 0, sizeof md);
-  md.start = buffer;
-  md.length = max_size;
-  md.eq_handle = eq;
-  md.ct_handle = PTL_CT_NONE;
-  ptl_handle_md_t md_handle;
-  CHECK(PtlMDBind(ni, &md, &md_handle));
+  append_entry(ni, control, NULL, 0, PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE);
+  ptl_handle_md_t md_handle = bind_md(ni, buffer, max_size, eq, 0);
 
   ptl_event_t event;
   if (me.rank == 1) {

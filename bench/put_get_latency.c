@@ -40,26 +40,10 @@ int main(int argc, char **argv)
   CHECK(PtlPTAlloc(ni, 0, eq, 0, &pt));
   char *buffer = calloc(max_size + 1, 1);
 
-  if (me.rank == 1) {
-    ptl_me_t entry;
-    memset(&entry, 0, sizeof entry);
-    entry.start = buffer;
-    entry.length = max_size;
-    entry.ct_handle = PTL_CT_NONE;
-    entry.uid = PTL_UID_ANY;
-    entry.match_id.rank = PTL_RANK_ANY;
-    entry.options = PTL_ME_OP_PUT | PTL_ME_OP_GET | PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_COMM_DISABLE;
-    ptl_handle_me_t me_handle;
-    CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &me_handle));
-  }
-  ptl_md_t md;
-  memset(&md, 0, sizeof md);
-  md.start = buffer;
-  md.length = max_size;
-  md.eq_handle = eq;
-  md.ct_handle = PTL_CT_NONE;
-  ptl_handle_md_t md_handle;
-  CHECK(PtlMDBind(ni, &md, &md_handle));
+  if (me.rank == 1)
+    append_entry(ni, pt, buffer, max_size,
+                 PTL_ME_OP_PUT | PTL_ME_OP_GET | PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_COMM_DISABLE);
+  ptl_handle_md_t md_handle = bind_md(ni, buffer, max_size, eq, 0);
 
   /* Control messages (zero-byte Puts on PT 1) keep the ranks in step: rank 1
    * says "my entry is linked", rank 0 says "done". */
@@ -67,14 +51,7 @@ int main(int argc, char **argv)
   CHECK(PtlEQAlloc(ni, 4, &control_eq));
   ptl_pt_index_t control;
   CHECK(PtlPTAlloc(ni, 0, control_eq, 1, &control));
-  ptl_me_t control_entry;
-  memset(&control_entry, 0, sizeof control_entry);
-  control_entry.ct_handle = PTL_CT_NONE;
-  control_entry.uid = PTL_UID_ANY;
-  control_entry.match_id.rank = PTL_RANK_ANY;
-  control_entry.options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE;
-  ptl_handle_me_t control_handle;
-  CHECK(PtlMEAppend(ni, control, &control_entry, PTL_PRIORITY_LIST, NULL, &control_handle));
+  append_entry(ni, control, NULL, 0, PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE);
   ptl_process_t peer = {.rank = 1 - me.rank};
 
   if (me.rank == 1) {

@@ -37,25 +37,8 @@ int main(int argc, char **argv)
   char *send = calloc(size + 1, 1);
   char *receive = calloc(size + 1, 1);
 
-  ptl_me_t entry;
-  memset(&entry, 0, sizeof entry);
-  entry.start = receive;
-  entry.length = size;
-  entry.ct_handle = PTL_CT_NONE;
-  entry.uid = PTL_UID_ANY;
-  entry.match_id.rank = PTL_RANK_ANY;
-  entry.options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE;
-  ptl_handle_me_t entry_handle;
-  CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &entry_handle));
-  ptl_md_t md;
-  memset(&md, 0, sizeof md);
-  md.start = send;
-  md.length = size;
-  md.eq_handle = eq;
-  md.ct_handle = PTL_CT_NONE;
-  md.options = PTL_MD_EVENT_SEND_DISABLE;
-  ptl_handle_md_t md_handle;
-  CHECK(PtlMDBind(ni, &md, &md_handle));
+  append_entry(ni, pt, receive, size, PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE);
+  ptl_handle_md_t md_handle = bind_md(ni, send, size, eq, PTL_MD_EVENT_SEND_DISABLE);
   ptl_process_t peer = {.rank = 1 - me.rank};
 
   /* Rank 1 starts by announcing that its entry is linked. */
