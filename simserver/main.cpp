@@ -197,8 +197,7 @@ int main(int argc, char** argv)
     // A rank that died unnoticed explains the blockage better than a deadlock.
     for (unsigned r = 0; r < processes.count(); ++r)
       if (auto end = processes.poll_exit(r); end && (end->signaled || end->code != 0))
-        control.finish(end->shell_status(),
-                       "rank " + std::to_string(r) + " " + end->describe() + "; the other ranks were stopped");
+        control.rank_failed(r, *end);
     std::string waiting;
     for (const auto& rank : world.ranks)
       waiting += (waiting.empty() ? "" : ", ") + std::string("rank ") + std::to_string(rank.rank) +

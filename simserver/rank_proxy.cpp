@@ -92,8 +92,7 @@ void RankProxy::ended(const job::Termination& end)
   rank.current_call = "exited";
   XBT_DEBUG("rank %u %s", rank_, end.describe().c_str());
   if (end.signaled || end.code != 0)
-    control_.finish(end.shell_status(), "rank " + std::to_string(rank_) + " " + end.describe() +
-                                            "; the other ranks were stopped");
+    control_.rank_failed(rank_, end);
 }
 
 void RankProxy::operator()()

@@ -164,6 +164,11 @@ void JobControl::write_report(int status) const
   out << "\n  ]\n}\n";
 }
 
+void JobControl::rank_failed(unsigned rank, const Termination& end)
+{
+  finish(end.shell_status(), "rank " + std::to_string(rank) + " " + end.describe() + "; the other ranks were stopped");
+}
+
 void JobControl::finish(int status, const std::string& sentence)
 {
   world_.processes->kill_all();

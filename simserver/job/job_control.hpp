@@ -20,6 +20,8 @@ public:
   // Ends the run at once: kills the ranks, reports, prints `sentence` (if not
   // empty) on stderr prefixed with "s4bxi-run: ", exits with `status`.
   [[noreturn]] void finish(int status, const std::string& sentence);
+  // Ends the run because `rank` ended badly (non-zero exit or a signal).
+  [[noreturn]] void rank_failed(unsigned rank, const Termination& end);
 
   // Set from a signal handler; checked by the waiting proxies and at each
   // simulated time step.
