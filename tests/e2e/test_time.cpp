@@ -2,7 +2,10 @@
 #include "e2e_test.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <regex>
+#include <thread>
 
 namespace e2e {
 namespace {
@@ -100,6 +103,51 @@ TEST_F(Time, ComputeBelowThresholdIsIgnored)
     Busy b = busy({"--cfg=s4bxi/cpu-threshold:1"});
     ASSERT_GT(b.cpu_s, 0.15);
     EXPECT_LT(b.simulated_s, 1e-3) << "cpu " << b.cpu_s;
+}
+
+
+
+// A rank stopped by a debugger (here SIGSTOP for one second, as gdb does)
+// freezes the simulation: its clock does not move, and the run's simulated
+// results are exactly those of an undisturbed run.
+TEST_F(Time, StoppedRankFreezesSimulatedTime)
+{
+    const std::vector<std::string> args{"-n", "2", "--cfg=s4bxi/compute:none",
+                                        std::string(E2E_BINARY_DIR) + "/bench/put_pingpong", "15000", "8"};
+    auto undisturbed = run(args);
+    expect_success(undisturbed, 2);
+
+    bool stopped = false;
+    std::thread debugger([&] {
+        // Wait until the ranks exist, then stop one of them for a second.
+        for (int attempt = 0; attempt < 100 && not stopped; ++attempt) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            // The server's command line carries the marker too: pick a rank.
+            for (int pid : processes_with(marker_))
+                if (read_file("/proc/" + std::to_string(pid) + "/comm") == "put_pingpong\n") {
+                    kill(pid, SIGSTOP);
+                    std::this_thread::sleep_for(std::chrono::seconds(1));
+                    kill(pid, SIGCONT);
+                    stopped = true;
+                    break;
+                }
+        }
+    });
+    auto paused = run(args);
+    debugger.join();
+    ASSERT_TRUE(stopped) << "no rank process was found to stop";
+    expect_success(paused, 2);
+    EXPECT_GE(paused.wall_s, 1.0) << describe(paused);
+    // The program prints its simulated round trip, then its wall time per Put.
+    auto simulated = [](const std::string &out) {
+        static const std::regex re(R"(simulated round trip ([0-9.]+) us)");
+        std::smatch m;
+        return std::regex_search(out, m, re) ? m[1].str() : std::string("(none)");
+    };
+    EXPECT_EQ(simulated(paused.out), simulated(undisturbed.out)) << describe(paused);
+    auto a = parse_summary(undisturbed.err), b = parse_summary(paused.err);
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->simulated_s, b->simulated_s);
 }
 
 } // namespace
