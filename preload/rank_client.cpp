@@ -3,7 +3,6 @@
 #include "rank_client.hpp"
 
 #include "doorbell.hpp"
-#include "real_functions.hpp"
 #include "sim_clock.hpp"
 
 #include <atomic>
@@ -68,7 +67,7 @@ bool parse_int(const char* text, long& value)
 // trip.
 void exchange(ipc::Request& request, ipc::Reply& reply)
 {
-  request.compute_ns = sim_clock::compute_since_reply(real::thread_cpu_ns());
+  request.compute_ns = sim_clock::compute_since_reply(sim_clock::thread_cpu_if_measured());
   uint32_t seen = channel->reply_bell.current();
   channel->request = request;
   channel->request_bell.ring();
@@ -76,7 +75,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   reply = channel->reply;
   // Read after the wait, so that neither the spinning nor the time blocked
   // counts as compute.
-  sim_clock::on_reply(reply.now, real::thread_cpu_ns());
+  sim_clock::on_reply(reply.now, sim_clock::thread_cpu_if_measured());
 }
 
 // A process forked by the rank shares nothing with the server: the channel

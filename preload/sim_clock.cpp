@@ -73,9 +73,16 @@ void on_reply(double now_seconds, uint64_t thread_cpu_now_ns)
   self.compute_mark_ns = thread_cpu_now_ns;
 }
 
+uint64_t thread_cpu_if_measured()
+{
+  // Reading a thread's CPU time is a system call (no vDSO): skip it when the
+  // run does not simulate compute (s4bxi/compute:none gives a factor of 0).
+  return cpu_factor.load(std::memory_order_relaxed) > 0 ? real::thread_cpu_ns() : 0;
+}
+
 int64_t now_ns()
 {
-  uint64_t cpu = real::thread_cpu_ns();
+  uint64_t cpu = thread_cpu_if_measured();
   uint64_t gen = generation.load(std::memory_order_acquire);
   if (gen != self.seen_generation) {
     self.seen_generation = gen;

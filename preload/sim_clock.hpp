@@ -24,6 +24,9 @@ void watch_releases(const std::atomic<uint32_t>* generation, const double* now);
 // the compute the server injects before it handles the call being sent.
 uint64_t compute_since_reply(uint64_t thread_cpu_now_ns);
 
+// The calling thread's CPU time (ns), or 0 when compute is not simulated.
+uint64_t thread_cpu_if_measured();
+
 // Records a reply received by the calling thread.
 void on_reply(double now_seconds, uint64_t thread_cpu_now_ns);
 
