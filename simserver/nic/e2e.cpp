@@ -387,15 +387,7 @@ void Nic::quick_ack(const Message& request, ipc::FailKind fail, uint64_t mlength
   Nic& initiator = *world_.nics[request.src_nid];
   if (request.reliable)
     initiator.e2e_acknowledged(node_.nid, request.seq);
-  MessagePtr ack(new Message);
-  ack->kind = Message::Kind::Ack;
-  ack->src_nid = node_.nid;
-  ack->dst_nid = request.src_nid;
-  ack->op = request.op;
-  ack->fail = fail;
-  ack->mlength = mlength;
-  ack->offset = offset;
-  ack->portals_ack = true;
+  MessagePtr ack = response_to(request, node_.nid, Message::Kind::Ack, fail, mlength, offset, true);
   if (ack->op)
     initiator.complete_operation(ack);
 }

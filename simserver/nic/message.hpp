@@ -138,4 +138,21 @@ inline void intrusive_ptr_release(Message* message)
 }
 using MessagePtr = boost::intrusive_ptr<Message>;
 
+// The answer of the target's NIC to `request` (an ACK or a response), from
+// the node `from` back to the request's sender.
+inline MessagePtr response_to(const Message& request, unsigned from, Message::Kind kind, ipc::FailKind fail,
+                              uint64_t mlength, uint64_t offset, bool portals_ack)
+{
+  MessagePtr response(new Message);
+  response->kind = kind;
+  response->src_nid = from;
+  response->dst_nid = request.src_nid;
+  response->op = request.op;
+  response->fail = fail;
+  response->mlength = mlength;
+  response->offset = offset;
+  response->portals_ack = portals_ack;
+  return response;
+}
+
 } // namespace s4bxi::nic

@@ -254,15 +254,7 @@ void Nic::respond(const Message& request, Message::Kind kind, ipc::FailKind fail
     quick_ack(request, fail, mlength, offset);
     return;
   }
-  MessagePtr response(new Message);
-  response->kind = kind;
-  response->src_nid = node_.nid;
-  response->dst_nid = request.src_nid;
-  response->op = request.op;
-  response->fail = fail;
-  response->mlength = mlength;
-  response->offset = offset;
-  response->portals_ack = portals_ack;
+  MessagePtr response = response_to(request, node_.nid, kind, fail, mlength, offset, portals_ack);
   response->payload = std::move(payload);
   response->needs_dma_read = kind == Message::Kind::GetResponse; // Get responses always use DMA
   if (request.reliable) {
