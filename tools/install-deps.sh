@@ -2,6 +2,12 @@
 # Installs the Debian 12 packages the emulator needs to build and test, if any
 # is missing. Everything comes from the distribution: nothing is downloaded
 # from anywhere else. --plot also installs what tools/model-check.sh draws with.
+#
+# It also fetches Debian's source package of the installed OpenMPI, once, into
+# a cache (preload/openmpi builds OpenMPI's Portals 4 components from it):
+#   S4BXI_OPENMPI_SOURCE  where the unpacked tree goes (default
+#                         /var/cache/s4bxi/openmpi-source/openmpi-<upstream version>,
+#                         which is also CMake's default for the same variable)
 set -euo pipefail
 
 packages=(
@@ -13,10 +19,27 @@ packages=(
   libelf-dev
   libunwind-dev
   libgtest-dev       # GoogleTest
+  libopenmpi-dev     # the stock MPI our Portals components plug into (with its devel headers)
+  openmpi-bin        # mpicc, mpirun, ompi_info
+  dpkg-dev           # dpkg-source, to unpack OpenMPI's source package
+  debian-archive-keyring  # verifies the source indices fetched below
 )
 if [ "${1:-}" = "--plot" ]; then
   packages+=(gnuplot-nox)
 fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ] && command -v sudo > /dev/null; then
+  sudo=(sudo)
+fi
+as_root() {
+  if [ "$(id -u)" -ne 0 ] && [ ${#sudo[@]} -eq 0 ]; then
+    echo "install-deps: $1 needs root and sudo is missing; run this script as root" >&2
+    exit 1
+  fi
+  shift
+  "${sudo[@]}" "$@"
+}
 
 missing=()
 for package in "${packages[@]}"; do
@@ -24,20 +47,68 @@ for package in "${packages[@]}"; do
     missing+=("$package")
   fi
 done
-if [ ${#missing[@]} -eq 0 ]; then
+export DEBIAN_FRONTEND=noninteractive
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  as_root "installing ${missing[*]}" apt-get update -qq
+  as_root "installing ${missing[*]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# --- OpenMPI's source package, for exactly the installed libopenmpi-dev ---
+# The version must match the installed headers and libraries (same ABI), so the
+# source version comes from dpkg, not from whatever the archive has newest.
+read -r source_name source_version upstream_version < <(
+  dpkg-query -W -f='${source:Package} ${source:Version} ${source:Upstream-Version}\n' libopenmpi-dev)
+target=${S4BXI_OPENMPI_SOURCE:-/var/cache/s4bxi/openmpi-source/openmpi-$upstream_version}
+stamp="$target/.s4bxi-source-version"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$source_name $source_version" ]; then
   exit 0
 fi
 
-echo "install-deps: installing ${missing[*]}"
-sudo=()
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo > /dev/null; then
-    sudo=(sudo)
-  else
-    echo "install-deps: missing packages (${missing[*]}) and not root; install them with apt-get" >&2
-    exit 1
-  fi
+# The system's sources stay untouched: a private sources list names the
+# deb-src twins of the Debian archives apt already uses (found through
+# apt-cache policy, so both sources formats and disabled entries are handled),
+# with its own index directory and no binary package cache.
+cache=/var/cache/s4bxi/openmpi-source/apt
+origins() {
+  apt-cache policy | awk '
+    /^ *[0-9]+ [a-z+]+:\/\// { uri = $2; suite = $3; component = $3
+                               sub(/\/[^\/]*$/, "", suite); sub(/.*\//, "", component); next }
+    /^ +release / && uri != "" && /o=Debian,/ { print uri, suite, component; uri = "" }'
+}
+if [ -z "$(origins)" ]; then
+  as_root "reading the package indices" apt-get update -qq  # e.g. a container whose lists were cleaned
 fi
-export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+list=$(origins | sort -u | awk -v keyring="$keyring" '{
+    key[$1 " " $2] = key[$1 " " $2] " " $3 }
+  END { for (k in key) { split(k, p, " "); print "deb-src [signed-by=" keyring "] " p[1] " " p[2] key[k] } }')
+if [ -z "$list" ]; then
+  echo "install-deps: apt knows no Debian archive to fetch the source of $source_name $source_version from; add one to /etc/apt/sources.list.d/" >&2
+  exit 1
+fi
+
+echo "install-deps: fetching the source of $source_name $source_version into $target"
+started=$SECONDS
+as_root "fetching $source_name's source" mkdir -p "$cache/lists/partial" "$cache/sources.list.d" "$(dirname "$target")"
+printf '%s\n' "$list" | as_root "fetching $source_name's source" tee "$cache/sources.list" > /dev/null
+private=(
+  -o "Dir::Etc::SourceList=$cache/sources.list"
+  -o "Dir::Etc::SourceParts=$cache/sources.list.d"
+  -o "Dir::State::Lists=$cache/lists"
+  -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache="
+)
+as_root "fetching $source_name's source" apt-get "${private[@]}" update -qq
+# Downloaded and unpacked next to the target, then moved in place whole, so
+# that an interrupted fetch never leaves a tree that looks complete. The
+# directory belongs to apt's download user so that the download is sandboxed.
+work=$(as_root "fetching $source_name's source" mktemp -d "$(dirname "$target")/.fetch.XXXXXX")
+trap 'as_root cleaning rm -rf "$work"' EXIT
+if getent passwd _apt > /dev/null; then
+  as_root "fetching $source_name's source" chown _apt "$work"
+fi
+as_root "fetching $source_name's source" env -C "$work" apt-get "${private[@]}" source -qq "$source_name=$source_version"
+as_root "fetching $source_name's source" rm -rf "$target"
+as_root "fetching $source_name's source" mv "$work/$source_name-$upstream_version" "$target"
+echo "$source_name $source_version" | as_root "fetching $source_name's source" tee "$stamp" > /dev/null
+echo "install-deps: $source_name $source_version unpacked in $target ($((SECONDS - started)) s)"
