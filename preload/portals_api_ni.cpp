@@ -180,11 +180,14 @@ S4BXI_EXPORT int PtlGetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, ptl_p
 }
 
 // Handles are plain values: comparing them needs no server, and works even in
-// a process that is not attached. As in the specification and the reference
-// implementation, equality is PTL_OK (zero), not a true value.
+// a process that is not attached. The specification's text reads as if equal
+// handles gave PTL_OK (zero), but both real implementations (Sandia's and
+// BXI's) return a true value for equal handles and 0 otherwise, and programs
+// rely on that: OpenMPI's Portals components test `!PtlHandleIsEqual(h,
+// PTL_INVALID_HANDLE)` before freeing h. Binaries follow the implementations.
 S4BXI_EXPORT int PtlHandleIsEqual(ptl_handle_any_t handle1, ptl_handle_any_t handle2)
 {
-  return handle1 == handle2 ? PTL_OK : PTL_FAIL;
+  return handle1 == handle2 ? 1 : 0;
 }
 
 // Bundles are a hint (the model has no per-command fence to save); the

@@ -380,14 +380,15 @@ void Nic::fail_operation(const Message& request)
   complete_operation(failure);
 }
 
-void Nic::quick_ack(const Message& request, ipc::FailKind fail, uint64_t mlength, uint64_t offset)
+void Nic::quick_ack(const Message& request, ipc::FailKind fail, uint64_t mlength, uint64_t offset,
+                    bool overflow_list)
 {
   // Simulation only: the target's RX engine completes the initiator's
   // operation itself; neither the Portals ACK nor its BXI ACK travel.
   Nic& initiator = *world_.nics[request.src_nid];
   if (request.reliable)
     initiator.e2e_acknowledged(node_.nid, request.seq);
-  MessagePtr ack = response_to(request, node_.nid, Message::Kind::Ack, fail, mlength, offset, true);
+  MessagePtr ack = response_to(request, node_.nid, Message::Kind::Ack, fail, mlength, offset, true, overflow_list);
   if (ack->op)
     initiator.complete_operation(ack);
 }

@@ -131,6 +131,7 @@ void Nic::complete_operation(MessagePtr message)
     case ipc::AckRequest::Ack:
       if (not(success && (op.put.md.options & kMDEventSuccessDisable) != 0)) {
         ipc::Event event = initiator_event(op, ipc::EventKind::Ack, fail);
+        event.overflow_list = message->overflow_list ? 1 : 0;
         event.mlength = message->mlength;
         event.rlength = op.length;
         event.remote_offset = message->offset;

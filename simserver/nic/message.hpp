@@ -101,6 +101,9 @@ struct Message {
   uint64_t offset = 0;
   ipc::FailKind fail = ipc::FailKind::Ok;
   bool portals_ack = false; // the initiator wants an ACK (event or count), not only the BXI-level ack
+  // The list of the entry that took the request (ACK events carry it: a
+  // program tells an expected from an unexpected delivery by it).
+  bool overflow_list = false;
 
   // End-to-end reliability (e2e.cpp). Sequence numbers count the messages of
   // one source NIC to one destination NIC.
@@ -141,7 +144,7 @@ using MessagePtr = boost::intrusive_ptr<Message>;
 // The answer of the target's NIC to `request` (an ACK or a response), from
 // the node `from` back to the request's sender.
 inline MessagePtr response_to(const Message& request, unsigned from, Message::Kind kind, ipc::FailKind fail,
-                              uint64_t mlength, uint64_t offset, bool portals_ack)
+                              uint64_t mlength, uint64_t offset, bool portals_ack, bool overflow_list = false)
 {
   MessagePtr response(new Message);
   response->kind = kind;
@@ -152,6 +155,7 @@ inline MessagePtr response_to(const Message& request, unsigned from, Message::Ki
   response->mlength = mlength;
   response->offset = offset;
   response->portals_ack = portals_ack;
+  response->overflow_list = overflow_list;
   return response;
 }
 

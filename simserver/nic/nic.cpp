@@ -241,7 +241,7 @@ void Nic::rx_loop(VirtualNetwork network, int lane)
 }
 
 void Nic::respond(const Message& request, Message::Kind kind, ipc::FailKind fail, uint64_t mlength, uint64_t offset,
-                  bool portals_ack, std::vector<unsigned char> payload)
+                  bool portals_ack, bool overflow_list, std::vector<unsigned char> payload)
 {
   if (kind == Message::Kind::Ack && not portals_ack) {
     // No Portals ACK is owed: the request needs its BXI ACK only (none
@@ -251,10 +251,10 @@ void Nic::respond(const Message& request, Message::Kind kind, ipc::FailKind fail
     return;
   }
   if (kind == Message::Kind::Ack && params_.quick_acks) {
-    quick_ack(request, fail, mlength, offset);
+    quick_ack(request, fail, mlength, offset, overflow_list);
     return;
   }
-  MessagePtr response = response_to(request, node_.nid, kind, fail, mlength, offset, portals_ack);
+  MessagePtr response = response_to(request, node_.nid, kind, fail, mlength, offset, portals_ack, overflow_list);
   response->payload = std::move(payload);
   response->needs_dma_read = kind == Message::Kind::GetResponse; // Get responses always use DMA
   if (request.reliable) {

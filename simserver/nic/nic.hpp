@@ -99,7 +99,7 @@ private:
   MessagePtr e2e_acknowledged(unsigned peer, uint64_t seq);
   void give_up(E2eEntries::iterator entry);
   void fail_operation(const Message& request);
-  void quick_ack(const Message& request, ipc::FailKind fail, uint64_t mlength, uint64_t offset);
+  void quick_ack(const Message& request, ipc::FailKind fail, uint64_t mlength, uint64_t offset, bool overflow_list);
   // A request sent without E2E: the NIC is done with the initiator's buffer.
   void sent_unreliably(const Message& request);
   [[nodiscard]] int tx_lane(const Message& message) const
@@ -107,7 +107,7 @@ private:
     return static_cast<int>(message.dst_nid % static_cast<unsigned>(params_.tx_actors));
   }
   void respond(const Message& request, Message::Kind kind, ipc::FailKind fail, uint64_t mlength, uint64_t offset,
-               bool portals_ack, std::vector<unsigned char> payload = {});
+               bool portals_ack, bool overflow_list, std::vector<unsigned char> payload = {});
   // Writes `length` bytes at `offset` of `region` in process `pid`; sets
   // `fail` to PTL_NI_SEGV if the memory is not there.
   void write_to_host(pid_t pid, const portals::MemoryRegion& region, uint64_t offset,

@@ -74,7 +74,7 @@ void Nic::handle_request(MessagePtr message)
   const bool returns_data = operation == Operation::Get || operation == Operation::FetchAtomic;
   auto fail_back = [&](ipc::FailKind fail) {
     respond(*message, returns_data ? Message::Kind::GetResponse : Message::Kind::Ack, fail, 0, 0,
-            message->ack_req != ipc::AckRequest::None);
+            message->ack_req != ipc::AckRequest::None, false);
   };
   RankPortals* target = world_.find(portals_nid(node_.nid), message->dst_pid);
   portals::NetworkInterface* ni = target && target->alive ? target->ni(message->ni_slot) : nullptr;
@@ -242,12 +242,12 @@ void Nic::handle_request(MessagePtr message)
   }
 
   if (returns_data) {
-    respond(*message, Message::Kind::GetResponse, fail, placement.mlength, placement.offset, false,
+    respond(*message, Message::Kind::GetResponse, fail, placement.mlength, placement.offset, false, overflow,
             std::move(reply_payload));
   } else {
     const bool wants_ack =
         message->ack_req != ipc::AckRequest::None && (entry_options & kEntryAckDisable) == 0;
-    respond(*message, Message::Kind::Ack, fail, placement.mlength, placement.offset, wants_ack);
+    respond(*message, Message::Kind::Ack, fail, placement.mlength, placement.offset, wants_ack, overflow);
   }
 }
 

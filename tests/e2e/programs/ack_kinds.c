@@ -14,6 +14,8 @@
  * Target side (rank 1): PTL_ME_EVENT_COMM_DISABLE (counted, not reported),
  * PTL_ME_EVENT_SUCCESS_DISABLE, PTL_ME_EVENT_LINK_DISABLE,
  * PTL_ME_EVENT_UNLINK_DISABLE, PTL_ME_EVENT_CT_COMM, and the drop counter.
+ * An ACK says in ptl_list which list the entry that took the Put was on (a
+ * program tells expected from unexpected deliveries by it: OpenMPI does).
  */
 #include "conformance_common.h"
 
@@ -21,8 +23,8 @@
 #define NOBODY 0x99ULL
 
 static unsigned char src[128], dst[64];
-static unsigned char b1[256], b2[64], b3[64], b4[64], b5[64], b6[64], b7[64], b8[10];
-static char E1, E2, E3, E4, E5, E6, E7, E8;
+static unsigned char b1[256], b2[64], b3[64], b4[64], b5[64], b6[64], b7[64], b8[10], b9[64];
+static char E1, E2, E3, E4, E5, E6, E7, E8, E9;
 
 static unsigned char src_byte(size_t k) { return (unsigned char)(k * 5 + 3); }
 
@@ -53,6 +55,7 @@ static void initiator(ptl_handle_ni_t ni)
     ev = cf_expect(eq, PTL_EVENT_ACK, "PTL_ACK_REQ: ACK");
     E2E_CHECK(ev.mlength == 8 && ev.user_ptr == &E1, "ACK: mlength %llu, user_ptr %p", (unsigned long long)ev.mlength,
               ev.user_ptr);
+    E2E_CHECK(ev.ptl_list == PTL_PRIORITY_LIST, "ACK of a Put taken by a priority entry: ptl_list %d", (int)ev.ptl_list);
     cf_wait_ct(c1, 1, 0, "PTL_ACK_REQ counted by PTL_MD_EVENT_CT_ACK");
     E2E_OK(PtlPut(full, 0, 8, PTL_CT_ACK_REQ, peer, PT_A, 0x1, 8, NULL, 2));
     cf_expect(eq, PTL_EVENT_SEND, "PTL_CT_ACK_REQ: SEND");
@@ -112,11 +115,16 @@ static void initiator(ptl_handle_ni_t ni)
     cf_expect(eq, PTL_EVENT_ACK, "use-once entry with PTL_ME_EVENT_UNLINK_DISABLE: ACK");
     E2E_OK(PtlPut(full, 0, 8, PTL_ACK_REQ, peer, PT_A, 0x6, 0, NULL, 18));
     cf_expect(eq, PTL_EVENT_ACK, "use-once entry: ACK");
+    E2E_OK(PtlPut(full, 0, 8, PTL_ACK_REQ, peer, PT_A, 0x9, 0, &E9, 19));
+    ev = cf_expect(eq, PTL_EVENT_ACK, "overflow entry: ACK");
+    E2E_CHECK(ev.ptl_list == PTL_OVERFLOW_LIST && ev.user_ptr == &E9,
+              "ACK of a Put taken by an overflow entry: ptl_list %d (PTL_OVERFLOW_LIST is %d)", (int)ev.ptl_list,
+              (int)PTL_OVERFLOW_LIST);
 
     e2e_barrier(); /* 2: all sent */
     e2e_barrier(); /* 3: the target saw everything */
     cf_expect_empty(eq, "no ACK for PTL_CT_ACK_REQ, PTL_OC_ACK_REQ, PTL_NO_ACK_REQ or PTL_ME_ACK_DISABLE");
-    cf_check_ct(c1, 6, 1, "PTL_MD_EVENT_CT_ACK in the end");
+    cf_check_ct(c1, 7, 1, "PTL_MD_EVENT_CT_ACK in the end");
     cf_check_ct(c2, 12, 1, "byte counter in the end");
     E2E_OK(PtlMDRelease(full));
     E2E_OK(PtlMDRelease(bytes));
@@ -142,7 +150,7 @@ static void target(ptl_handle_ni_t ni)
     E2E_OK(PtlPTAlloc(ni, 0, eq, PT_A, &pt));
     E2E_OK(PtlNIStatus(ni, PTL_SR_DROP_COUNT, &drops0));
     const unsigned base = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE;
-    ptl_handle_me_t h[8];
+    ptl_handle_me_t h[9];
     h[0] = cf_append(ni, PT_A, b1, sizeof b1, 0x1, base | PTL_ME_OP_GET | PTL_ME_EVENT_CT_COMM, t1, PTL_PRIORITY_LIST,
                      &E1);
     h[1] = cf_append(ni, PT_A, b2, sizeof b2, 0x2, base | PTL_ME_ACK_DISABLE, PTL_CT_NONE, PTL_PRIORITY_LIST, &E2);
@@ -156,6 +164,8 @@ static void target(ptl_handle_ni_t ni)
     h[5] = cf_append(ni, PT_A, b6, sizeof b6, 0x6, base | PTL_ME_USE_ONCE, PTL_CT_NONE, PTL_PRIORITY_LIST, &E6);
     h[6] = cf_append(ni, PT_A, b7, sizeof b7, 0x7, PTL_ME_OP_PUT, PTL_CT_NONE, PTL_PRIORITY_LIST, &E7);
     h[7] = cf_append(ni, PT_A, b8, sizeof b8, 0x8, base, PTL_CT_NONE, PTL_PRIORITY_LIST, &E8);
+    h[8] = cf_append(ni, PT_A, b9, sizeof b9, 0x9, base | PTL_ME_UNEXPECTED_HDR_DISABLE, PTL_CT_NONE,
+                     PTL_OVERFLOW_LIST, &E9);
     ptl_event_t ev = cf_expect(eq, PTL_EVENT_LINK, "append without PTL_ME_EVENT_LINK_DISABLE");
     E2E_CHECK(ev.user_ptr == &E7, "LINK user_ptr %p, expected %p", ev.user_ptr, (void *)&E7);
     cf_expect_empty(eq, "PTL_ME_EVENT_LINK_DISABLE: one LINK event only");
@@ -163,11 +173,11 @@ static void target(ptl_handle_ni_t ni)
     e2e_barrier(); /* 2: all sent */
 
     /* Count the events per entry. */
-    int puts[8] = {0}, gets = 0, unlinks[8] = {0}, rc;
+    int puts[9] = {0}, gets = 0, unlinks[9] = {0}, rc;
     while ((rc = PtlEQGet(eq, &ev)) == PTL_OK) {
         int which = -1;
-        char *markers[] = {&E1, &E2, &E3, &E4, &E5, &E6, &E7, &E8};
-        for (int k = 0; k < 8; ++k)
+        char *markers[] = {&E1, &E2, &E3, &E4, &E5, &E6, &E7, &E8, &E9};
+        for (int k = 0; k < 9; ++k)
             if (ev.user_ptr == markers[k])
                 which = k;
         if (which < 0) {
@@ -188,8 +198,8 @@ static void target(ptl_handle_ni_t ni)
         }
     }
     E2E_CHECK(rc == PTL_EQ_EMPTY, "target: PtlEQGet returned %s", e2e_rc_name(rc));
-    const int want_puts[8] = {6, 2, 0, 0, 1, 1, 0, 2};
-    for (int k = 0; k < 8; ++k)
+    const int want_puts[9] = {6, 2, 0, 0, 1, 1, 0, 2, 1};
+    for (int k = 0; k < 9; ++k)
         E2E_CHECK(puts[k] == want_puts[k], "entry E%d: %d PUT events, expected %d", k + 1, puts[k], want_puts[k]);
     E2E_CHECK(gets == 2, "entry E1: %d GET events, expected 2", gets);
     E2E_CHECK(unlinks[4] == 0 && unlinks[5] == 1, "AUTO_UNLINK events: %d for E5 (PTL_ME_EVENT_UNLINK_DISABLE), "
@@ -202,7 +212,7 @@ static void target(ptl_handle_ni_t ni)
     E2E_CHECK(drops1 - drops0 == 4, "drop counter grew by %d, expected 4", drops1 - drops0);
     e2e_barrier(); /* 3 */
 
-    for (int k = 0; k < 8; ++k)
+    for (int k = 0; k < 9; ++k)
         if (k != 4 && k != 5)
             E2E_OK(PtlMEUnlink(h[k]));
     E2E_EXPECT_RC(PTL_ARG_INVALID, PtlMEUnlink(h[4])); /* used up, even without its event */

@@ -152,10 +152,12 @@ int main(void)
     E2E_OK(PtlNIHandle(eq, &h));
     E2E_CHECK(h == ni, "PtlNIHandle(eq 0x%08x) gave 0x%08x, not the NI 0x%08x",
               (unsigned)eq, (unsigned)h, (unsigned)ni);
-    /* Implementations disagree on the polarity of PtlHandleIsEqual (PTL_OK
-     * or non-zero for equal handles): only require that it tells. */
-    E2E_CHECK(PtlHandleIsEqual(ni, ni) != PtlHandleIsEqual(ni, eq),
-              "PtlHandleIsEqual does not distinguish an NI from an EQ");
+    /* PtlHandleIsEqual is true (non-zero) for equal handles and 0 otherwise,
+     * as in both real implementations (OpenMPI relies on it). */
+    E2E_CHECK(PtlHandleIsEqual(ni, ni) != 0 && PtlHandleIsEqual(ni, eq) == 0 &&
+                  PtlHandleIsEqual(PTL_INVALID_HANDLE, PTL_INVALID_HANDLE) != 0 &&
+                  PtlHandleIsEqual(eq, PTL_INVALID_HANDLE) == 0,
+              "PtlHandleIsEqual: not true for equal handles and false for different ones");
 
     /* Status register out of range. */
     E2E_EXPECT_RC(PTL_ARG_INVALID, PtlNIStatus(ni, PTL_SR_LAST, &sr));
