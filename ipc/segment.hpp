@@ -26,6 +26,7 @@ struct ClockConfig {
   double cpu_factor;            // simulated seconds per second of thread CPU time (0: compute ignored)
   double cpu_threshold_s;       // compute bursts below this (after the factor) are not simulated time
   int64_t realtime_epoch_ns;    // CLOCK_REALTIME at simulated time 0
+  int64_t monotonic_origin_ns;  // CLOCK_MONOTONIC at simulated time 0 (the simulated nodes' uptime)
 };
 
 struct SegmentHeader {

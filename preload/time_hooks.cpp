@@ -52,7 +52,8 @@ bool on_simulated_time()
 int64_t read_ns(SimClock clock)
 {
   int64_t now = sim_clock::now_ns();
-  return clock == SimClock::Realtime ? client::clock_config().realtime_epoch_ns + now : now;
+  const ipc::ClockConfig& config = client::clock_config();
+  return now + (clock == SimClock::Realtime ? config.realtime_epoch_ns : config.monotonic_origin_ns);
 }
 
 timespec to_timespec(int64_t ns)

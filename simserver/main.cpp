@@ -144,6 +144,7 @@ int main(int argc, char** argv)
   clock.cpu_factor = options::compute_model() == options::ComputeModel::None ? 0.0 : options::cpu_factor();
   clock.cpu_threshold_s = options::cpu_threshold_s();
   clock.realtime_epoch_ns = static_cast<int64_t>(options::realtime_epoch_s() * 1e9);
+  clock.monotonic_origin_ns = static_cast<int64_t>(options::uptime_s() * 1e9);
   job::RankProcesses processes(launch->ranks, clock);
   world.processes = &processes;
 
@@ -174,7 +175,10 @@ int main(int argc, char** argv)
   job::JobControl control(world, launch->report_path, wall_start);
   job::JobControl::install_signal_handlers();
   try {
-    processes.spawn_all({launch->program, launch->preload_library});
+    std::vector<std::string> rank_hosts;
+    for (unsigned r = 0; r < launch->ranks; ++r)
+      rank_hosts.push_back(world.nodes[(*node_of)[r]].cpu->get_name());
+    processes.spawn_all({launch->program, launch->preload_library, std::move(rank_hosts)});
   } catch (const std::exception& e) {
     usage_error(e.what());
   }

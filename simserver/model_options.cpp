@@ -103,6 +103,13 @@ Option<int> g_poll_block{"s4bxi/poll-block-after", nullptr,
                          "After this many identical empty polls, block until the polled object changes "
                          "(charging the elapsed time as polling); 0 disables",
                          64};
+// Not zero: programs take a zero tv_sec of CLOCK_MONOTONIC for "never read"
+// (OpenMPI's MPI_Wtime keeps resetting its origin while tv_sec is 0, so it
+// read 0 for the whole first simulated second), as no real machine shows it.
+Option<double> g_uptime{"s4bxi/uptime", "S4BXI_UPTIME",
+                        "CLOCK_MONOTONIC and CLOCK_BOOTTIME seen by the ranks at simulated time 0 (seconds since "
+                        "the simulated nodes booted)",
+                        1000.0};
 Option<double> g_epoch{"s4bxi/epoch", "S4BXI_EPOCH",
                        "CLOCK_REALTIME seen by the ranks at simulated time 0 (seconds since 1970)", 1704067200.0};
 Option<bool> g_model_pci_commands{"s4bxi/model-pci-commands", "S4BXI_MODEL_PCI_COMMANDS",
@@ -201,6 +208,7 @@ ComputeModel compute_model() { return g_compute.get() == "none" ? ComputeModel::
 double poll_cost_s() { return g_poll_cost.get(); }
 int poll_block_after() { return g_poll_block.get(); }
 double realtime_epoch_s() { return g_epoch.get(); }
+double uptime_s() { return g_uptime.get(); }
 bool model_pci_commands() { return g_model_pci_commands.get(); }
 double pci_latency_s() { return g_pci_latency.get(); }
 double pci_bandwidth_Bps() { return g_pci_bandwidth.get(); }

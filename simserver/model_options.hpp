@@ -19,6 +19,7 @@ ComputeModel compute_model();
 double poll_cost_s();
 int poll_block_after();
 double realtime_epoch_s();
+double uptime_s();
 bool model_pci_commands();
 double pci_latency_s();
 double pci_bandwidth_Bps();        // shared PCIe link (gen3 x16)

@@ -57,6 +57,27 @@ TEST_F(Time, SleepsAreSimulated)
     EXPECT_LT(s->simulated_s, 34.5) << describe(r);
 }
 
+// CLOCK_MONOTONIC starts at the simulated nodes' uptime, never at 0: programs
+// take a zero tv_sec for "not read yet" (OpenMPI's MPI_Wtime stayed 0 for the
+// first simulated second).
+TEST_F(Time, MonotonicClockStartsAtTheConfiguredUptime)
+{
+    for (const std::string uptime : {"", "--cfg=s4bxi/uptime:42.5"}) {
+        std::vector<std::string> args{"-n", "1", "--cfg=s4bxi/compute:none"};
+        if (not uptime.empty())
+            args.push_back(uptime);
+        args.push_back(program("time_sleep"));
+        auto r = run(args);
+        expect_success(r, 1);
+        static const std::regex re(R"(rank 0 start: monotonic ([0-9.]+))");
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(r.out, m, re)) << describe(r);
+        const double expected = uptime.empty() ? 1000.0 : 42.5;
+        EXPECT_GE(std::stod(m[1]), expected) << describe(r);
+        EXPECT_LT(std::stod(m[1]), expected + 0.001) << describe(r);
+    }
+}
+
 // Without compute injection a run is deterministic, clocks included.
 TEST_F(Time, ComputeNoneIsDeterministic)
 {
