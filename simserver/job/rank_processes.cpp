@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <map>
 #include <stdexcept>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -89,6 +90,11 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
 {
   const pid_t server = getpid();
   const std::string preload = "LD_PRELOAD=" + prepend_preload(spec.preload_library);
+  std::map<std::string, std::string> node_ranks; // host name -> "r1,r2,..." in rank order
+  for (unsigned rank = 0; rank < count_ && rank < spec.rank_hosts.size(); ++rank) {
+    std::string& list = node_ranks[spec.rank_hosts[rank]];
+    list += (list.empty() ? "" : ",") + std::to_string(rank);
+  }
   for (unsigned rank = 0; rank < count_; ++rank) {
     std::vector<std::string> environment = {
         preload,
@@ -99,6 +105,18 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
         "PMI_SIZE=" + std::to_string(count_),
         "PMI_SPAWNED=0",
     };
+    // The simulated node, as the rank sees it: its host name (the preload's
+    // gethostname/uname hooks) and the ranks it shares the node with, for
+    // PMI_Get_clique_ranks in libs4bxi-pmi. The clique travels in the
+    // environment rather than as PMI_process_mapping in the key-value space:
+    // it is fixed before the rank starts, the library then answers without a
+    // round trip (a get is a blocking exchange with the server), and it needs
+    // no parser of MPICH's block-vector notation (one block per round of a
+    // round-robin placement).
+    if (rank < spec.rank_hosts.size()) {
+      environment.push_back("S4BXI_HOSTNAME=" + spec.rank_hosts[rank]);
+      environment.push_back("S4BXI_NODE_RANKS=" + node_ranks[spec.rank_hosts[rank]]);
+    }
     // PMI-1 over a socket, as Hydra-style process managers do it.
     int pmi[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pmi) != 0)

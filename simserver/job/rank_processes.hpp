@@ -15,6 +15,10 @@ namespace s4bxi::job {
 struct LaunchSpec {
   std::vector<std::string> argv; // program and its arguments
   std::string preload_library;   // absolute path of our libportals.so.4
+  // Per rank: the name of its node's CPU host in the platform, which the rank
+  // sees as its host name; ranks with the same name share a node (PMI clique).
+  // Empty: no host names, every rank alone on its node.
+  std::vector<std::string> rank_hosts;
 };
 
 // How a process ended, as waitpid reported it.

@@ -15,6 +15,11 @@ XBT_LOG_NEW_DEFAULT_CATEGORY(s4bxi_pmi, "PMI-1 service of the run (key-value spa
 namespace s4bxi::pmi {
 
 namespace {
+// Lengths as get_maxes reports them: buffer sizes, the terminating NUL
+// included. 1024 for values, as Hydra reports it, which stock simple-PMI
+// clients expect; OpenMPI cuts its modex into chunks of vallen_max - 1
+// characters whatever the maximum is, so a larger one would only save a few
+// gets.
 constexpr unsigned kKvsNameMax = 256;
 constexpr unsigned kKeyMax = 256;
 constexpr unsigned kValueMax = 1024;
@@ -102,10 +107,15 @@ void Server::handle(unsigned rank, const Command& command)
   } else if (name == "get_universe_size") {
     answer(rank, format_line("universe_size", {{"size", size}, {"rc", "0"}}));
   } else if (name == "put") {
+    const std::string key = command.field("key");
     if (command.field("kvsname") != kvs_name_) {
       answer(rank, format_line("put_result", {{"rc", "-1"}, {"msg", "unknown_kvsname"}}));
+    } else if (key.empty() || key.size() >= kKeyMax) {
+      answer(rank, format_line("put_result", {{"rc", "-1"}, {"msg", "invalid_key_length"}}));
+    } else if (command.field("value").size() >= kValueMax) {
+      answer(rank, format_line("put_result", {{"rc", "-1"}, {"msg", "value_too_long"}}));
     } else {
-      kvs_[command.field("key")] = command.field("value");
+      kvs_[key] = command.field("value");
       answer(rank, format_line("put_result", {{"rc", "0"}, {"msg", "success"}}));
     }
   } else if (name == "get") {

@@ -2,6 +2,10 @@
 
 namespace s4bxi::pmi {
 
+namespace {
+constexpr std::string_view kValuePrefix = "value=";
+}
+
 std::optional<Command> parse_line(std::string_view line)
 {
   Command command;
@@ -10,6 +14,10 @@ std::optional<Command> parse_line(std::string_view line)
   while (position < line.size()) {
     while (position < line.size() && line[position] == ' ')
       ++position;
+    if (line.substr(position, kValuePrefix.size()) == kValuePrefix) {
+      command.fields["value"] = std::string(line.substr(position + kValuePrefix.size()));
+      break;
+    }
     size_t end = line.find(' ', position);
     if (end == std::string_view::npos)
       end = line.size();
@@ -36,7 +44,11 @@ std::string format_line(const std::string& name, const std::vector<std::pair<std
 {
   std::string line = "cmd=" + name;
   for (const auto& [key, value] : fields)
-    line += " " + key + "=" + value;
+    if (key != "value")
+      line += " " + key + "=" + value;
+  for (const auto& [key, value] : fields)
+    if (key == "value")
+      line += " " + key + "=" + value;
   return line + "\n";
 }
 

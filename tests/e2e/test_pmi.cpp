@@ -47,5 +47,52 @@ TEST_F(Pmi, AbortEndsTheJobWithItsExitCode)
     EXPECT_TRUE(contains(r.err, "rank 1 called PMI_Abort (exit code 7)")) << describe(r);
 }
 
+std::string pmi_library()
+{
+    return std::string(E2E_BINARY_DIR) + "/lib/libs4bxi-pmi.so";
+}
+
+// libs4bxi-pmi.so loaded as OpenMPI's pmix/flux component loads it, 4 ranks
+// on 2 nodes, each placement: the clique is the ranks of the rank's node, the
+// host name the node's, values with spaces and of the longest length survive
+// the key-value space (the program checks them all, from several threads).
+TEST_F(Pmi, LibraryAsOpenMpiLoadsIt)
+{
+    for (const char *placement : {"round-robin", "block"}) {
+        auto r = run({"-n", "4", "--ppn", "2", "--placement", placement, program("pmi_library"), pmi_library()});
+        expect_success(r, 4);
+        const bool block = std::string(placement) == "block";
+        for (int rank = 0; rank < 4; ++rank) {
+            const int node = block ? rank / 2 : rank % 2;
+            const std::string clique = block ? (node == 0 ? "0,1" : "2,3") : (node == 0 ? "0,2" : "1,3");
+            const std::string prefix = "pmi_library: rank " + std::to_string(rank) + ": ";
+            EXPECT_TRUE(contains(r.out, prefix + "host node" + std::to_string(node) + " clique " + clique + "\n"))
+                << placement << "\n" << describe(r);
+            EXPECT_TRUE(contains(r.out, prefix + "all checks passed")) << placement << "\n" << describe(r);
+        }
+    }
+}
+
+// PMI_Abort through the library ends the job with its code; the message
+// given to PMI_Abort reaches the user.
+TEST_F(Pmi, LibraryAbortEndsTheJobWithItsExitCode)
+{
+    auto r = run({"-n", "2", program("pmi_library"), pmi_library(), "abort"});
+    EXPECT_EQ(r.exit_code, 9) << describe(r);
+    EXPECT_TRUE(contains(r.err, "rank 1 called PMI_Abort (exit code 9)")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "PMI_Abort(9): abort through libs4bxi-pmi")) << describe(r);
+}
+
+// Not under s4bxi-run, with libportals preloaded and S4BXI_HOSTNAME set: the
+// machine's real host name, and the library makes the process a singleton job.
+TEST_F(Pmi, LibraryOutsideTheEmulatorSeesTheRealHostAndASingletonJob)
+{
+    auto r = run_command({"/usr/bin/env", "-u", "PMI_FD", "-u", "S4BXI_SHM_FD", "-u", "S4BXI_RANK", "-u", "S4BXI_SIZE",
+                          "LD_PRELOAD=" + std::string(E2E_BINARY_DIR) + "/lib/libportals.so.4",
+                          "S4BXI_HOSTNAME=simulated-node-name", program("pmi_library"), pmi_library(), "outside"});
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    EXPECT_TRUE(contains(r.out, "pmi_library: singleton: all checks passed")) << describe(r);
+}
+
 } // namespace
 } // namespace e2e
