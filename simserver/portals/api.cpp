@@ -292,6 +292,15 @@ const char* Api::call_name(ipc::Op op)
 Reply Api::handle(RankPortals& rank, const ipc::Request& request)
 {
   const auto& a = request.args;
+  const bool poll = request.op == ipc::Op::EQGet || request.op == ipc::Op::EQPoll || request.op == ipc::Op::CTGet ||
+                    request.op == ipc::Op::CTPoll;
+  // Blocking on a poll streak stands for polls that only poll: any other call,
+  // or real work between two polls, means the program does more than poll.
+  // The few microseconds of CPU a progress loop spends around each poll (and
+  // the noise of measuring them) are not work.
+  constexpr uint64_t kWorkBetweenPollsNs = 20'000;
+  if (not poll || request.compute_ns > kWorkBetweenPollsNs)
+    end_poll_streak(rank);
   switch (request.op) {
     case ipc::Op::Noop: return status(Status::Ok);
     case ipc::Op::Sleep: return sleep(rank, a.sleep.seconds);
@@ -609,44 +618,78 @@ Reply Api::eq_free(RankPortals& rank, ipc::Handle handle)
   return freed(rank, handle, HandleKind::EQ, &NetworkInterface::eqs);
 }
 
-void Api::charge_empty_poll(RankPortals& rank, ipc::Op op, ipc::Handle handle)
+Api::PollStreak& Api::streak_of(const RankPortals& rank)
 {
   if (poll_streaks_.size() < world_.ranks.size())
     poll_streaks_.resize(world_.ranks.size());
-  auto& streak = poll_streaks_[rank.rank];
-  if (streak.op == op && streak.handle == handle)
-    streak.count++;
-  else
-    streak = {op, handle, 1};
+  return poll_streaks_[rank.rank];
+}
+
+void Api::end_poll_streak(RankPortals& rank)
+{
+  PollStreak& streak = streak_of(rank);
+  streak.watched.clear();
+  streak.count = 0;
+}
+
+bool Api::counter_changed_in_streak(RankPortals& rank, ipc::Handle handle)
+{
+  CountingEvent* counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts);
+  if (counter == nullptr)
+    return true;
+  const auto& value = counter->at(s4u::Engine::get_clock());
+  for (const auto& watched : streak_of(rank).watched)
+    if (watched.kind == HandleKind::CT && watched.handle == handle)
+      return value.success != watched.seen.success || value.failure != watched.seen.failure;
+  return false;
+}
+
+void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles)
+{
+  PollStreak& streak = streak_of(rank);
+  const double now = s4u::Engine::get_clock();
+  for (ipc::Handle handle : handles) {
+    auto same = [&](const PollStreak::Watched& w) { return w.kind == kind && w.handle == handle; };
+    if (std::find_if(streak.watched.begin(), streak.watched.end(), same) != streak.watched.end())
+      continue;
+    PollStreak::Watched watched{kind, handle, {}};
+    if (kind == HandleKind::CT)
+      if (CountingEvent* counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts))
+        watched.seen = counter->at(now);
+    streak.watched.push_back(watched);
+  }
+  streak.count++;
   const double cost = options::poll_cost_s();
   if (cost > 0) {
-    const double start = s4u::Engine::get_clock();
     s4u::this_actor::sleep_for(cost);
-    blocked(rank, trace::Kind::Poll, start, call_name(op));
+    blocked(rank, trace::Kind::Poll, now, "empty poll");
   }
   const int limit = options::poll_block_after();
   if (limit <= 0 || streak.count < limit)
     return;
-  // The program only polls: let simulated time run until the object changes,
-  // instead of one round trip per poll period.
+  // The program only polls: let simulated time run until something it polls
+  // changes, instead of one round trip per poll period.
   const double start = s4u::Engine::get_clock();
-  if (op == ipc::Op::EQGet) {
-    block_until(rank, kForever, [&] {
-      return eq_readiness(find_object(rank, handle, HandleKind::EQ, &NetworkInterface::eqs));
-    });
-  } else {
-    CountingEvent* counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts);
-    ipc::CTEvent seen = counter ? counter->at(start) : ipc::CTEvent{};
-    block_until(rank, kForever, [&] {
-      CountingEvent* now = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts);
-      if (now == nullptr)
-        return Readiness{true, kForever};
-      const auto& value = now->at(s4u::Engine::get_clock());
-      if (value.success != seen.success || value.failure != seen.failure)
-        return Readiness{true, kForever};
-      return Readiness{false, now->pending.empty() ? kForever : now->pending.front().visible_at};
-    });
-  }
+  block_until(rank, kForever, [&] {
+    Readiness overall{false, kForever};
+    for (const auto& watched : streak.watched) {
+      Readiness r;
+      if (watched.kind == HandleKind::EQ) {
+        r = eq_readiness(find_object(rank, watched.handle, HandleKind::EQ, &NetworkInterface::eqs));
+      } else {
+        CountingEvent* counter = find_object(rank, watched.handle, HandleKind::CT, &NetworkInterface::cts);
+        if (counter == nullptr)
+          return Readiness{true, kForever}; // freed: the next poll reports it
+        const auto& value = counter->at(s4u::Engine::get_clock());
+        r.ready = value.success != watched.seen.success || value.failure != watched.seen.failure;
+        r.next_landing = counter->pending.empty() ? kForever : counter->pending.front().visible_at;
+      }
+      if (r.ready)
+        return r;
+      overall.next_landing = std::min(overall.next_landing, r.next_landing);
+    }
+    return overall;
+  });
   // Round the blocked time up to whole poll periods, as the polls would have.
   if (cost > 0) {
     double blocked_s = s4u::Engine::get_clock() - start;
@@ -654,8 +697,8 @@ void Api::charge_empty_poll(RankPortals& rank, ipc::Op op, ipc::Handle handle)
     if (extra > 0)
       s4u::this_actor::sleep_for(extra);
   }
-  blocked(rank, trace::Kind::Poll, start, op == ipc::Op::EQGet ? "PtlEQGet (blocked)" : "PtlCTGet (blocked)");
-  streak.count = 0;
+  blocked(rank, trace::Kind::Poll, start, "polling (blocked until a polled object changes)");
+  streak.count = 0; // the objects stay watched: the program polls them again now
 }
 
 Reply Api::eq_get(RankPortals& rank, ipc::Handle handle, bool wait)
@@ -668,15 +711,14 @@ Reply Api::eq_get(RankPortals& rank, ipc::Handle handle, bool wait)
     block_until(rank, kForever, [&] { return eq_readiness(find()); });
     blocked(rank, trace::Kind::Wait, start, "PtlEQWait");
   } else if (not eq_readiness(find()).ready) {
-    charge_empty_poll(rank, ipc::Op::EQGet, handle);
+    charge_empty_poll(rank, HandleKind::EQ, std::span(&handle, 1));
     if (not eq_readiness(find()).ready)
       return status(Status::EqEmpty);
   }
   EventQueue* queue = find();
   if (queue == nullptr) // freed while we waited
     return status(Status::ArgInvalid);
-  if (poll_streaks_.size() > rank.rank)
-    poll_streaks_[rank.rank] = {};
+  end_poll_streak(rank);
   return pop_event(*queue);
 }
 
@@ -697,14 +739,16 @@ Reply Api::eq_poll(RankPortals& rank, const ipc::PollArgs& args)
   const double start = s4u::Engine::get_clock();
   bool ready = args.timeout_ms == 0 ? check().ready : block_until(rank, deadline_after_ms(args.timeout_ms), check);
   blocked(rank, trace::Kind::Wait, start, "PtlEQPoll");
-  if (not ready) {
-    if (args.timeout_ms == 0 && handles.size() == 1)
-      charge_empty_poll(rank, ipc::Op::EQGet, handles[0]);
-    return status(Status::EqEmpty);
+  if (not ready && args.timeout_ms == 0) {
+    charge_empty_poll(rank, HandleKind::EQ, handles);
+    ready = check().ready;
   }
+  if (not ready)
+    return status(Status::EqEmpty);
   EventQueue* queue = find_object(rank, handles[found], HandleKind::EQ, &NetworkInterface::eqs);
   if (queue == nullptr)
     return status(Status::ArgInvalid);
+  end_poll_streak(rank);
   Reply reply = pop_event(*queue);
   reply.which = static_cast<uint32_t>(found);
   return reply;
@@ -731,15 +775,20 @@ Reply Api::ct_get(RankPortals& rank, ipc::Handle handle)
   CountingEvent* counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts);
   if (counter == nullptr)
     return status(Status::ArgInvalid);
-  ipc::CTEvent before = counter->at(s4u::Engine::get_clock());
-  charge_empty_poll(rank, ipc::Op::CTGet, handle);
+  // A reading is an empty poll unless the counter moved since the streak
+  // began watching it.
+  if (counter_changed_in_streak(rank, handle)) {
+    end_poll_streak(rank);
+  } else {
+    charge_empty_poll(rank, HandleKind::CT, std::span(&handle, 1));
+    if (counter_changed_in_streak(rank, handle))
+      end_poll_streak(rank);
+  }
   counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts);
   if (counter == nullptr)
     return status(Status::ArgInvalid);
   Reply reply = status(Status::Ok);
   reply.result.ct = counter->at(s4u::Engine::get_clock());
-  if (reply.result.ct.success != before.success || reply.result.ct.failure != before.failure)
-    poll_streaks_[rank.rank] = {}; // it changed: the next poll starts a new streak
   return reply;
 }
 
@@ -779,8 +828,13 @@ Reply Api::ct_poll(RankPortals& rank, const ipc::PollArgs& args)
   const double start = s4u::Engine::get_clock();
   bool ready = args.timeout_ms == 0 ? check().ready : block_until(rank, deadline_after_ms(args.timeout_ms), check);
   blocked(rank, trace::Kind::Wait, start, "PtlCTPoll");
+  if (not ready && args.timeout_ms == 0) {
+    charge_empty_poll(rank, HandleKind::CT, handles);
+    ready = check().ready;
+  }
   if (not ready)
     return status(Status::CtNoneReached);
+  end_poll_streak(rank);
   CountingEvent* counter = find_object(rank, handles[found], HandleKind::CT, &NetworkInterface::cts);
   if (counter == nullptr)
     return status(Status::ArgInvalid);

@@ -105,16 +105,31 @@ private:
 
   ipc::Reply sleep(RankPortals& rank, double seconds);
 
-  // Charges an empty poll; after many identical ones, blocks until `handle`'s
-  // object changes (see DESIGN.md, "Polling").
-  void charge_empty_poll(RankPortals& rank, ipc::Op op, ipc::Handle handle);
+  // Charges an empty poll of `handles` (EQs or CTs, as `kind` says); after
+  // s4bxi/poll-block-after empty polls in a row, with no other call and no
+  // compute in between, blocks until any object polled during the streak
+  // changes (see DESIGN.md, "Polling"). A program often polls several
+  // objects in turn (OpenMPI: PtlEQGet on one EQ, PtlEQPoll on two): it must
+  // wake for whichever changes first.
+  void charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles);
+  // A poll that found something, or anything else than a poll: the streak ends.
+  void end_poll_streak(RankPortals& rank);
+  // Whether a polled counter changed since its streak began watching it.
+  bool counter_changed_in_streak(RankPortals& rank, ipc::Handle handle);
 
   World& world_;
+  // One rank's run of empty polls: every object polled since it began (for a
+  // counter, the value it had then) and how many polls found nothing.
   struct PollStreak {
-    ipc::Op op = ipc::Op::Noop;
-    ipc::Handle handle = ipc::kHandleInvalid;
+    struct Watched {
+      HandleKind kind = HandleKind::EQ;
+      ipc::Handle handle = ipc::kHandleInvalid;
+      ipc::CTEvent seen{};
+    };
+    std::vector<Watched> watched;
     int count = 0;
   };
+  PollStreak& streak_of(const RankPortals& rank);
   std::vector<PollStreak> poll_streaks_; // per rank
 };
 

@@ -1,6 +1,7 @@
 // Self-checking Portals programs: each exits 0 only if every check passed,
 // and prints "<program>: rank R: all checks passed" per rank.
 #include "e2e_test.hpp"
+#include "json_lite.hpp"
 
 #include <cstdio>
 
@@ -85,6 +86,35 @@ TEST_F(Programs, PollingOnlyRankIsCheap)
     // 2 s of 100 ns polls would be 2e7 round trips; blocking after a streak keeps it small.
     EXPECT_LT(polls, 10000) << describe(r);
     EXPECT_LT(ct_polls, 10000) << describe(r);
+}
+
+// OpenMPI's progress loop: PtlEQGet on one EQ, a zero-timeout PtlEQPoll on
+// two; the message lands in the second. A rank blocked after a streak of
+// empty polls must wake for any object it polled (it used to wait for the
+// last one only, a false deadlock), and polls must stay few.
+TEST_F(Programs, PollingSeveralObjectsWakesForAnyOfThem)
+{
+    auto r = run({"-n", "2", program("poll_two_eqs")});
+    expect_all_passed(r, "poll_two_eqs", 2);
+    long polls = -1, ct_polls = -1;
+    for (const auto &line : lines(r.out))
+        if (sscanf(line.c_str(), "poll_two_eqs: %ld empty EQ polls, %ld empty CT polls", &polls, &ct_polls) == 2)
+            break;
+    ASSERT_GE(polls, 0) << describe(r);
+    EXPECT_LT(polls, 10000) << describe(r);
+    EXPECT_LT(ct_polls, 10000) << describe(r);
+    // The 2 s rank 0 spent polling are charged as polling, not waiting.
+    TempDir dir;
+    const std::string report = dir.file("run.json");
+    r = run({"-n", "2", "--cfg=s4bxi/compute:none", "--report", report, program("poll_two_eqs")});
+    expect_all_passed(r, "poll_two_eqs", 2);
+    std::string error;
+    auto doc = json::parse(read_file(report), &error);
+    ASSERT_TRUE(doc.has_value()) << error;
+    for (const auto &entry : doc->get("per_rank")->array) {
+        if (entry.get("rank")->number == 0)
+            EXPECT_GT(entry.get("poll_s")->number, 1.99) << describe(r);
+    }
 }
 
 // --ppn and --placement block: ranks fill a node before the next.

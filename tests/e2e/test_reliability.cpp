@@ -259,12 +259,15 @@ TEST_F(Reliability, LinkDownDelaysCompletionByTheRetransmissionTimeout)
     const std::string xml = dir.file("two-nodes.xml");
     write_file(xml, two_nodes_xml());
     const double timeout = 500e-6, start = 200e-6, tx_delay = 10e-9;
-    auto base = run_program({"--platform", xml, cfg("e2e-retry-timeout", timeout), kE2eLog},
+    // The program's start time is a simulated date: its CLOCK_MONOTONIC must
+    // read simulated time itself (no uptime at time 0).
+    const std::string no_uptime = "--cfg=s4bxi/uptime:0";
+    auto base = run_program({"--platform", xml, cfg("e2e-retry-timeout", timeout), no_uptime, kE2eLog},
                             {program("reliability"), "linkdown", "2e-4"});
     expect_success(base, 2);
     // node1's wire is off from just before the Put to well before its
     // retransmission.
-    auto down = run_program({"--platform", xml, cfg("e2e-retry-timeout", timeout),
+    auto down = run_program({"--platform", xml, cfg("e2e-retry-timeout", timeout), no_uptime,
                              "--cfg=s4bxi/link-down:node1_wire@" + std::to_string(start - 10e-6) + "+1e-4", kE2eLog},
                             {program("reliability"), "linkdown", "2e-4"});
     expect_success(down, 2);
