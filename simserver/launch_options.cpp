@@ -92,6 +92,16 @@ std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>
       options.trace_dir = value;
     } else if (value_of(arg, "--preload-library", value)) {
       options.preload_library = value;
+    } else if (value_of(arg, "--layer", value)) {
+      options.layer = value;
+    } else if (arg == "--mca" || arg == "-mca" || arg == "--gmca") {
+      // As mpirun has it: two values.
+      if (i + 2 >= args.size()) {
+        error = "option " + arg + " needs a parameter name and a value (e.g. --mca mtl_portals4_eager_limit 4096)";
+        return std::nullopt;
+      }
+      options.mca.emplace_back(args[i + 1], args[i + 2]);
+      i += 2;
     } else if (value_of(arg, "--ppn", value)) {
       if (not error.empty())
         return std::nullopt;
@@ -148,6 +158,13 @@ std::vector<std::string> to_arguments(const LaunchOptions& options)
     args.push_back("--trace=" + options.trace_dir);
   if (not options.preload_library.empty())
     args.push_back("--preload-library=" + options.preload_library);
+  if (not options.layer.empty())
+    args.push_back("--layer=" + options.layer);
+  for (const auto& [name, value] : options.mca) {
+    args.emplace_back("--mca");
+    args.push_back(name);
+    args.push_back(value);
+  }
   if (options.abi != Abi::Auto)
     args.push_back(std::string("--abi=") + abi_name(options.abi));
   if (options.ranks_per_node != 0)
@@ -169,8 +186,8 @@ std::vector<std::string> to_arguments(const LaunchOptions& options)
 std::string usage_text()
 {
   return "Usage: s4bxi-run [options] [--] program [args...]\n"
-         "Runs an unmodified, dynamically linked Portals 4 program as N processes on a\n"
-         "simulated BXI cluster (SimGrid).\n\n"
+         "Runs an unmodified, dynamically linked Portals 4 or MPI program (built with\n"
+         "Debian's OpenMPI) as N processes on a simulated BXI cluster (SimGrid).\n\n"
          "Options:\n"
          "  -n, -np, --ranks N     number of ranks (default 1)\n"
          "  --platform SPEC        SimGrid XML platform file, or fattree:L;DOWN;UP;PARALLEL\n"
@@ -192,7 +209,10 @@ std::string usage_text()
          "                         auto (default) reads it from the program's debug\n"
          "                         information, else from the calls it makes, else\n"
          "                         takes sandia, and then says so\n"
-         "  -v, --verbose          say which ABI was chosen and why\n"
+         "  --mca NAME VALUE       an OpenMPI parameter for an MPI program, as with mpirun\n"
+         "                         (overrides the emulator's choices and OMPI_MCA_NAME)\n"
+         "  -v, --verbose          say which ABI was chosen and why, and for an MPI\n"
+         "                         program which OpenMPI parameters are set\n"
          "  --help-cfg             list the model options with their defaults\n"
          "  -h, --help             this help\n"
          "  --version              print the version\n\n"

@@ -24,6 +24,8 @@ struct LaunchOptions {
   std::vector<std::string> simgrid_args; // --cfg=... and --log=..., in command-line order
   std::vector<std::string> program;      // program and its arguments
   std::string preload_library;           // given by the launcher to the server
+  std::string layer;                     // given by the launcher: the programming layer ("MPI (...)"), for the report
+  std::vector<std::pair<std::string, std::string>> mca; // --mca NAME VALUE: OpenMPI parameters, in order
   Abi abi = Abi::Auto;                   // --abi
   unsigned ranks_per_node = 0;           // --ppn: at most this many ranks per node (0: the node's cores)
   bool block_placement = false;          // --placement block (fill a node first) or round-robin (default)

@@ -173,6 +173,8 @@ int main(int argc, char** argv)
 
   portals::Api api(world);
   job::JobControl control(world, launch->report_path, wall_start);
+  if (not launch->layer.empty())
+    control.set_layer(launch->layer);
   job::JobControl::install_signal_handlers();
   try {
     std::vector<std::string> rank_hosts;

@@ -2,6 +2,7 @@
 // (exec, same pid), which starts the ranks as its children.
 #include "abi_detect.hpp"
 #include "launch_options.hpp"
+#include "mpi_launch.hpp"
 
 #include <cerrno>
 #include <climits>
@@ -18,6 +19,15 @@
 #ifndef S4BXI_VERSION
 #define S4BXI_VERSION "unknown"
 #endif
+// What the build made for OpenMPI (preload/openmpi/CMakeLists.txt).
+#ifndef S4BXI_OPENMPI_BUILT
+#define S4BXI_OPENMPI_BUILT 0
+#define S4BXI_OPENMPI_LIBMPI ""
+#define S4BXI_OPENMPI_VERSION ""
+#define S4BXI_OPENMPI_COMPONENT_DIR ""
+#endif
+
+extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -122,6 +132,42 @@ fs::path own_directory()
   return fs::path(buffer).parent_path();
 }
 
+// An MPI program: the ranks get OpenMPI's parameters in their environment
+// (inherited through the server), the Sandia flavour of libportals (the one
+// OpenMPI's Portals components are built against), and the report names the
+// layer.
+void prepare_mpi(s4bxi::LaunchOptions& options, const fs::path& program, const fs::path& bin)
+{
+  auto mpi = s4bxi::launcher::find_mpi_library(program);
+  if (not mpi) {
+    if (not options.mca.empty())
+      fail("--mca sets OpenMPI parameters, but '" + program.string() + "' does not use OpenMPI");
+    return;
+  }
+  s4bxi::launcher::OpenMpiSupport support;
+  support.built = S4BXI_OPENMPI_BUILT != 0;
+  support.libmpi = S4BXI_OPENMPI_LIBMPI;
+  support.version = S4BXI_OPENMPI_VERSION;
+  support.components = bin.parent_path() / "lib" / "openmpi";
+  support.system_components = S4BXI_OPENMPI_COMPONENT_DIR;
+  support.pmi_library = bin.parent_path() / "lib" / "libs4bxi-pmi.so";
+  std::string error;
+  auto environment = s4bxi::launcher::openmpi_environment(*mpi, support, options, error, environ);
+  if (not environment)
+    fail(error);
+  for (const auto& variable : *environment) {
+    const size_t equals = variable.find('=');
+    setenv(variable.substr(0, equals).c_str(), variable.substr(equals + 1).c_str(), 1);
+    if (options.verbose)
+      std::fprintf(stderr, "s4bxi-run: %s\n", variable.c_str());
+  }
+  options.abi = s4bxi::Abi::Sandia;
+  options.layer = s4bxi::launcher::openmpi_layer(support);
+  if (options.verbose)
+    std::fprintf(stderr, "s4bxi-run: %s uses %s: %s, ABI sandia\n", program.c_str(), mpi->path.c_str(),
+                 options.layer.c_str());
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -145,6 +191,7 @@ int main(int argc, char** argv)
   if (not options->help_cfg) {
     fs::path program = resolve_program(options->program[0]);
     refuse_static_executable(program);
+    prepare_mpi(*options, program, bin);
     const s4bxi::Abi abi = choose_abi(*options, program);
     const fs::path preload = bin.parent_path() / "lib" / s4bxi::abi_name(abi) / "libportals.so.4";
     if (not fs::exists(preload))

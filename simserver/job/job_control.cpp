@@ -107,6 +107,7 @@ void JobControl::write_report(int status) const
   out << "  \"wall_time_s\": " << wall_clock_now() - wall_start_ << ",\n";
   out << "  \"exit_status\": " << status << ",\n";
   out << "  \"ranks\": " << world_.ranks.size() << ",\n";
+  out << "  \"layer\": \"" << layer_ << "\",\n";
   out << "  \"totals\": {\"compute_s\": " << totals.compute_s << ", \"wait_s\": " << totals.wait_s
       << ", \"poll_s\": " << totals.poll_s << ", \"portals_calls\": " << totals.portals_calls
       << ", \"messages\": " << totals.messages << ", \"wire_bytes\": " << totals.wire_bytes

@@ -16,6 +16,8 @@ inline constexpr int kDeadlockStatus = 86; // distinct from the usual small exit
 class JobControl {
 public:
   JobControl(World& world, std::string report_path, double wall_start);
+  // The programming layer the ranks use, as the report names it.
+  void set_layer(std::string layer) { layer_ = std::move(layer); }
 
   // Ends the run at once: kills the ranks, reports, prints `sentence` (if not
   // empty) on stderr prefixed with "s4bxi-run: ", exits with `status`.
@@ -33,6 +35,7 @@ private:
   void write_report(int status) const;
   World& world_;
   std::string report_path_;
+  std::string layer_ = "Portals";
   double wall_start_;
 };
 
