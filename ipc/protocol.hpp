@@ -273,6 +273,12 @@ struct ExitArgs {
 };
 struct SleepArgs {
   double seconds;
+  // The simulated time (seconds) the calling thread must at least see when it
+  // wakes: its own clock at the call plus `seconds`. In a process with
+  // several threads, that clock may be ahead of the server's (another
+  // thread's compute not yet injected); a sleep still lasts what it asked, as
+  // its thread measures it.
+  double not_before;
 };
 struct NIInitArgs {
   uint32_t iface;

@@ -89,6 +89,7 @@ void sleep_for(double seconds)
   ipc::Request request;
   request.op = ipc::Op::Sleep;
   request.args.sleep.seconds = seconds > 0 ? seconds : 0.0;
+  request.args.sleep.not_before = static_cast<double>(sim_clock::now_ns()) * 1e-9 + request.args.sleep.seconds;
   ipc::Reply reply;
   client::call(request, reply);
 }

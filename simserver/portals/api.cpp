@@ -303,7 +303,7 @@ Reply Api::handle(RankPortals& rank, const ipc::Request& request)
     end_poll_streak(rank);
   switch (request.op) {
     case ipc::Op::Noop: return status(Status::Ok);
-    case ipc::Op::Sleep: return sleep(rank, a.sleep.seconds);
+    case ipc::Op::Sleep: return sleep(rank, a.sleep);
     case ipc::Op::Init:
       rank.init_count++;
       return status(Status::Ok);
@@ -388,12 +388,17 @@ Reply Api::handle(RankPortals& rank, const ipc::Request& request)
   }
 }
 
-Reply Api::sleep(RankPortals& rank, double seconds)
+Reply Api::sleep(RankPortals& rank, const ipc::SleepArgs& args)
 {
-  if (seconds > 0) {
+  const double start = s4u::Engine::get_clock();
+  // (not_before went through the caller's nanosecond clock: a difference of
+  // that rounding is no difference.)
+  double end = start + args.seconds;
+  if (args.not_before > end + 2 * kTimeResolution)
+    end = args.not_before;
+  if (end - start > kTimeResolution) {
     rank.expect_long_wait();
-    const double start = s4u::Engine::get_clock();
-    s4u::this_actor::sleep_for(seconds);
+    s4u::this_actor::sleep_until(end);
     blocked(rank, trace::Kind::Wait, start, "sleep");
   }
   return status(Status::Ok);
@@ -694,7 +699,7 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
   if (cost > 0) {
     double blocked_s = s4u::Engine::get_clock() - start;
     double extra = std::ceil(blocked_s / cost) * cost - blocked_s;
-    if (extra > 0)
+    if (extra > kTimeResolution) // below it, SimGrid cannot sleep (and warns)
       s4u::this_actor::sleep_for(extra);
   }
   blocked(rank, trace::Kind::Poll, start, "polling (blocked until a polled object changes)");

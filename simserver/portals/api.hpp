@@ -103,7 +103,7 @@ private:
   static std::optional<MemoryRegion> load_vector(RankPortals& rank, const NetworkInterface& ni, uint64_t address,
                                                  uint64_t count);
 
-  ipc::Reply sleep(RankPortals& rank, double seconds);
+  ipc::Reply sleep(RankPortals& rank, const ipc::SleepArgs& args);
 
   // Charges an empty poll of `handles` (EQs or CTs, as `kind` says); after
   // s4bxi/poll-block-after empty polls in a row, with no other call and no
