@@ -175,6 +175,9 @@ int main(int argc, char** argv)
   job::JobControl control(world, launch->report_path, wall_start);
   if (not launch->layer.empty())
     control.set_layer(launch->layer);
+  api.poll_sentinel().on_deadlock = [&control](const std::string& sentence) {
+    control.finish(job::kDeadlockStatus, sentence);
+  };
   job::JobControl::install_signal_handlers();
   try {
     std::vector<std::string> rank_hosts;

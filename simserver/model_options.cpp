@@ -100,9 +100,14 @@ Option<std::string> g_compute{"s4bxi/compute", "S4BXI_COMPUTE",
 Option<double> g_poll_cost{"s4bxi/poll-cost", "S4BXI_ACTIVE_POLLING_DELAY",
                            "Simulated seconds charged for an empty PtlEQGet/PtlCTGet/zero-timeout poll", 1e-7};
 Option<int> g_poll_block{"s4bxi/poll-block-after", nullptr,
-                         "After this many identical empty polls, block until the polled object changes "
-                         "(charging the elapsed time as polling); 0 disables",
-                         64};
+                         "After this many empty polls with nothing else in between (and no new object polled), "
+                         "block until a polled object changes, for what as many polls would take at first, "
+                         "then twice as long each time (charged as polling); 0 disables",
+                         4};
+Option<int> g_poll_deadlock{"s4bxi/poll-deadlock-after", nullptr,
+                            "Polls in a row that find nothing while nothing else can happen in the simulation, "
+                            "after which the ranks are reported as deadlocked; 0 disables",
+                            100000};
 // Not zero: programs take a zero tv_sec of CLOCK_MONOTONIC for "never read"
 // (OpenMPI's MPI_Wtime keeps resetting its origin while tv_sec is 0, so it
 // read 0 for the whole first simulated second), as no real machine shows it.
@@ -207,6 +212,7 @@ double cpu_threshold_s() { return g_cpu_threshold.get(); }
 ComputeModel compute_model() { return g_compute.get() == "none" ? ComputeModel::None : ComputeModel::CpuTime; }
 double poll_cost_s() { return g_poll_cost.get(); }
 int poll_block_after() { return g_poll_block.get(); }
+unsigned long poll_deadlock_after() { return g_poll_deadlock.get() > 0 ? g_poll_deadlock.get() : 0; }
 double realtime_epoch_s() { return g_epoch.get(); }
 double uptime_s() { return g_uptime.get(); }
 bool model_pci_commands() { return g_model_pci_commands.get(); }

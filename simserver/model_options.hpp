@@ -18,6 +18,7 @@ double cpu_threshold_s();
 ComputeModel compute_model();
 double poll_cost_s();
 int poll_block_after();
+unsigned long poll_deadlock_after();
 double realtime_epoch_s();
 double uptime_s();
 bool model_pci_commands();

@@ -103,6 +103,7 @@ void RankProxy::operator()()
     if (wake == Wake::Pmi) {
       // The compute before a PMI command is only known at the next call on
       // the channel, and injected then.
+      api_.end_poll_streak(rank); // polls around a PMI exchange are not a program that only polls
       pmi_.serve(rank_);
       rank.current_call = "user code";
       continue;

@@ -60,6 +60,10 @@ struct RankPortals {
   simgrid::s4u::ConditionVariablePtr changed;
   bool alive = true;
   std::string current_call; // what the rank is blocked in, for deadlock reports
+  // Blocked in a streak of empty polls until a polled object changes, and
+  // whether the poll sentinel let it poll once more (portals/poll_sentinel.hpp).
+  bool poll_blocked = false;
+  bool poll_released = false;
   RankStatistics stats;
 
   [[nodiscard]] uint32_t nid() const { return portals_nid(node); }

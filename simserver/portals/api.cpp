@@ -632,9 +632,19 @@ Api::PollStreak& Api::streak_of(const RankPortals& rank)
 
 void Api::end_poll_streak(RankPortals& rank)
 {
+  constexpr size_t kEarlierKept = 16;
+  poll_sentinel_.progress();
   PollStreak& streak = streak_of(rank);
-  streak.watched.clear();
-  streak.count = 0;
+  auto earlier = std::move(streak.earlier);
+  for (const auto& watched : streak.watched) {
+    std::pair<HandleKind, ipc::Handle> object{watched.kind, watched.handle};
+    std::erase(earlier, object);
+    earlier.insert(earlier.begin(), object);
+  }
+  if (earlier.size() > kEarlierKept)
+    earlier.resize(kEarlierKept);
+  streak = PollStreak{};
+  streak.earlier = std::move(earlier);
 }
 
 bool Api::counter_changed_in_streak(RankPortals& rank, ipc::Handle handle)
@@ -653,6 +663,7 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
 {
   PollStreak& streak = streak_of(rank);
   const double now = s4u::Engine::get_clock();
+  bool grew = false;
   for (ipc::Handle handle : handles) {
     auto same = [&](const PollStreak::Watched& w) { return w.kind == kind && w.handle == handle; };
     if (std::find_if(streak.watched.begin(), streak.watched.end(), same) != streak.watched.end())
@@ -662,8 +673,13 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
       if (CountingEvent* counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts))
         watched.seen = counter->at(now);
     streak.watched.push_back(watched);
+    grew = true;
   }
-  streak.count++;
+  // A program's progress loop may poll some objects only every few rounds
+  // (OpenMPI's low-priority progress callbacks run one call in 8): count the
+  // polls since the last object new to the streak, so that the program's
+  // whole loop is watched before it blocks.
+  streak.count = grew ? 1 : streak.count + 1;
   const double cost = options::poll_cost_s();
   if (cost > 0) {
     s4u::this_actor::sleep_for(cost);
@@ -673,11 +689,31 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
   if (limit <= 0 || streak.count < limit)
     return;
   // The program only polls: let simulated time run until something it polls
-  // changes, instead of one round trip per poll period.
+  // changes, instead of one round trip per poll period; when nothing else can
+  // happen any more, the poll sentinel lets it poll once more instead.
   const double start = s4u::Engine::get_clock();
+  std::vector<PollStreak::Watched> watching = streak.watched;
+  for (const auto& [object_kind, handle] : streak.earlier) {
+    auto same = [&](const PollStreak::Watched& w) { return w.kind == object_kind && w.handle == handle; };
+    if (std::find_if(watching.begin(), watching.end(), same) != watching.end())
+      continue;
+    PollStreak::Watched watched{object_kind, handle, {}};
+    if (object_kind == HandleKind::CT) {
+      CountingEvent* counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts);
+      if (counter == nullptr)
+        continue; // freed since
+      watched.seen = counter->at(start);
+    } else if (find_object(rank, handle, HandleKind::EQ, &NetworkInterface::eqs) == nullptr) {
+      continue;
+    }
+    watching.push_back(watched);
+  }
+  poll_sentinel_.blocked(rank);
   block_until(rank, kForever, [&] {
+    if (rank.poll_released)
+      return Readiness{true, kForever};
     Readiness overall{false, kForever};
-    for (const auto& watched : streak.watched) {
+    for (const auto& watched : watching) {
       Readiness r;
       if (watched.kind == HandleKind::EQ) {
         r = eq_readiness(find_object(rank, watched.handle, HandleKind::EQ, &NetworkInterface::eqs));
@@ -695,6 +731,8 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
     }
     return overall;
   });
+  const bool released = rank.poll_released;
+  poll_sentinel_.unblocked(rank);
   // Round the blocked time up to whole poll periods, as the polls would have.
   if (cost > 0) {
     double blocked_s = s4u::Engine::get_clock() - start;
@@ -703,7 +741,8 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
       s4u::this_actor::sleep_for(extra);
   }
   blocked(rank, trace::Kind::Poll, start, "polling (blocked until a polled object changes)");
-  streak.count = 0; // the objects stay watched: the program polls them again now
+  // Released to poll once more: the next empty poll blocks again.
+  streak.count = released ? limit - 1 : 0;
 }
 
 Reply Api::eq_get(RankPortals& rank, ipc::Handle handle, bool wait)

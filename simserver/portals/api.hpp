@@ -8,8 +8,10 @@
 #include "../world.hpp"
 
 #include "memory_region.hpp"
+#include "poll_sentinel.hpp"
 #include "protocol.hpp"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -18,13 +20,20 @@ namespace s4bxi::portals {
 
 class Api {
 public:
-  explicit Api(World& world) : world_(world) {}
+  explicit Api(World& world) : world_(world), poll_sentinel_(world) {}
 
   // Handles one request of `rank` and returns the reply (without `now`).
   ipc::Reply handle(RankPortals& rank, const ipc::Request& request);
 
   // Name of an operation, for logs and deadlock reports ("PtlEQWait").
   static const char* call_name(ipc::Op op);
+
+  // Lets blocked pollers poll when nothing else can happen; reports their deadlock.
+  PollSentinel& poll_sentinel() { return poll_sentinel_; }
+
+  // A poll that found something, or anything else than a poll (a Portals
+  // call, a PMI command): the rank's streak of empty polls ends.
+  void end_poll_streak(RankPortals& rank);
 
   // What every data movement call asks for (Put, Get, the atomics), as the
   // program gave it.
@@ -112,8 +121,6 @@ private:
   // objects in turn (OpenMPI: PtlEQGet on one EQ, PtlEQPoll on two): it must
   // wake for whichever changes first.
   void charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles);
-  // A poll that found something, or anything else than a poll: the streak ends.
-  void end_poll_streak(RankPortals& rank);
   // Whether a polled counter changed since its streak began watching it.
   bool counter_changed_in_streak(RankPortals& rank, ipc::Handle handle);
 
@@ -127,10 +134,16 @@ private:
       ipc::CTEvent seen{};
     };
     std::vector<Watched> watched;
-    int count = 0;
+    int count = 0; // empty polls since the last object new to the streak
+    // Objects polled in earlier streaks (most recent first, a few): a
+    // progress loop polls the same objects each time, some of them only
+    // every few rounds, so a block also watches those.
+    std::vector<std::pair<HandleKind, ipc::Handle>> earlier;
   };
+
   PollStreak& streak_of(const RankPortals& rank);
   std::vector<PollStreak> poll_streaks_; // per rank
+  PollSentinel poll_sentinel_;
 };
 
 } // namespace s4bxi::portals
