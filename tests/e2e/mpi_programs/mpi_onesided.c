@@ -5,9 +5,10 @@
  *            neighbour, MPI_Accumulate(MPI_SUM) to both neighbours, each in
  *            an MPI_Win_fence epoch, data checked;
  *   passive  counters at rank 0, incremented k times by every rank:
- *            get + put under an exclusive lock, MPI_Fetch_and_op under a
- *            shared lock (fetched values must all differ), and a
- *            MPI_Compare_and_swap retry loop; each final value must be N*k.
+ *            get + put under an exclusive lock, MPI_Fetch_and_op (fetched
+ *            values must all differ) and a MPI_Compare_and_swap retry loop
+ *            under exclusive locks, or shared ones with the argument
+ *            "shared" (see atomics_lock); each final value must be N*k.
  * argv[1] (optional): k, increments per rank and counter (default 20).
  * Output (rank 0): "OK rma <test> (<window kind>)" per test, "OK onesided".
  */
@@ -66,6 +67,15 @@ static void test_fence(MPI_Win win, int *base, const char *kind)
     report_ok(MPI_COMM_WORLD, "rma fence accumulate (%s)", kind);
 }
 
+/* The lock taken around the atomics. Shared by default would be the natural
+ * choice, but Open MPI 4.1's osc/portals4 takes a shared lock with a
+ * PtlFetchAtomic whose result it reads before the operation completes (and
+ * releases it with one whose reply lands in a stack frame already gone), so
+ * under it MPI_LOCK_SHARED fails at random with MPI_ERR_RMA_SYNC, on BXI as
+ * here; exclusive locks use a completed compare-and-swap. The argument
+ * "shared" asks for shared locks (with another osc component). */
+static int atomics_lock = MPI_LOCK_EXCLUSIVE;
+
 /* Counters (ints: 64-bit MPI_Compare_and_swap crashes stock Open MPI 4.1 over
  * btl/vader, open-mpi/ompi#7967) at displacements 0, 1, 2 of rank 0's window. */
 static void test_passive(MPI_Win win, int *counters, const char *kind)
@@ -92,14 +102,14 @@ static void test_passive(MPI_Win win, int *counters, const char *kind)
     int *fetched = xmalloc(sizeof(int) * k_incr);
     const int one = 1;
     for (int i = 0; i < k_incr; ++i) {
-        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+        MPI_Win_lock(atomics_lock, 0, 0, win);
         MPI_Fetch_and_op(&one, &fetched[i], MPI_INT, 0, 1, MPI_SUM, win);
         MPI_Win_unlock(0, win);
     }
 
     /* Compare-and-swap: read, try cur -> cur + 1, retry on contention. */
     long retries = 0;
-    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    MPI_Win_lock(atomics_lock, 0, 0, win);
     for (int i = 0; i < k_incr;) {
         int cur, next, old;
         MPI_Fetch_and_op(NULL, &cur, MPI_INT, 0, 2, MPI_NO_OP, win);
@@ -118,7 +128,7 @@ static void test_passive(MPI_Win win, int *counters, const char *kind)
 
     /* Every rank reads the final values. */
     int final[3] = {-1, -1, -1};
-    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    MPI_Win_lock(atomics_lock, 0, 0, win);
     MPI_Get(final, 3, MPI_INT, 0, 0, 3, MPI_INT, win);
     MPI_Win_unlock(0, win);
     const int want = size * k_incr;
@@ -156,6 +166,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size >= 2, "onesided", "needs at least 2 ranks, got %d", size);
     k_incr = (int)arg_long(argc, argv, 1, 20);
+    for (int i = 1; i < argc; ++i)
+        if (strcmp(argv[i], "shared") == 0)
+            atomics_lock = MPI_LOCK_SHARED;
     CHECK(k_incr >= 1, "onesided", "bad increment count %d", k_incr);
     left = (rank + size - 1) % size;
     right = (rank + 1) % size;
