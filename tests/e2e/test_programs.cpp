@@ -112,9 +112,43 @@ TEST_F(Programs, PollingSeveralObjectsWakesForAnyOfThem)
     auto doc = json::parse(read_file(report), &error);
     ASSERT_TRUE(doc.has_value()) << error;
     for (const auto &entry : doc->get("per_rank")->array) {
-        if (entry.get("rank")->number == 0)
+        if (entry.get("rank")->number == 0) {
             EXPECT_GT(entry.get("poll_s")->number, 1.99) << describe(r);
+        }
     }
+}
+
+// A bounded loop of polls with nothing else in between, while the other rank
+// waits for what comes after it: blocking the poller until its EQ changes
+// would be a false deadlock. Each poll is charged one poll period, so the
+// loop lasts polls x s4bxi/poll-cost (the default 100 ns) of simulated time,
+// plus what was still in flight when it began (the barrier's last
+// acknowledgments: a blocked poller polls again once nothing else is pending).
+TEST_F(Programs, BoundedPollLoopIsNotADeadlockAndKeepsItsTime)
+{
+    for (const char *polls : {"3", "1000", "20000"}) {
+        auto r = run({"-n", "2", "--cfg=s4bxi/compute:none", program("poll_bounded"), polls});
+        expect_all_passed(r, "poll_bounded", 2);
+        long made = -1;
+        double simulated = -1;
+        for (const auto &line : lines(r.out))
+            if (sscanf(line.c_str(), "poll_bounded: %ld polls in %lf simulated s", &made, &simulated) == 2)
+                break;
+        ASSERT_EQ(made, atol(polls)) << describe(r);
+        EXPECT_GE(simulated, made * 100e-9 - 1e-12) << describe(r);
+        EXPECT_LT(simulated, made * 100e-9 + 1e-6) << describe(r);
+    }
+}
+
+// Ranks that poll without end while nothing else can happen: a deadlock,
+// reported with what each rank does, in bounded wall time.
+TEST_F(Programs, PollingForeverIsReportedAsADeadlock)
+{
+    auto r = run({"-n", "2", "--cfg=s4bxi/poll-deadlock-after:2000", program("poll_bounded"), "forever"});
+    EXPECT_EQ(r.exit_code, 86) << describe(r);
+    EXPECT_TRUE(contains(r.err, "rank 0 polls in vain (PtlEQGet)")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "rank 1 in PtlEQWait")) << describe(r);
+    EXPECT_LT(r.wall_s, 30.0) << describe(r);
 }
 
 // --ppn and --placement block: ranks fill a node before the next.
