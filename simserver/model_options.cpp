@@ -101,9 +101,9 @@ Option<double> g_poll_cost{"s4bxi/poll-cost", "S4BXI_ACTIVE_POLLING_DELAY",
                            "Simulated seconds charged for an empty PtlEQGet/PtlCTGet/zero-timeout poll", 1e-7};
 Option<int> g_poll_block{"s4bxi/poll-block-after", nullptr,
                          "After this many empty polls with nothing else in between (and no new object polled), "
-                         "block until a polled object changes, for what as many polls would take at first, "
-                         "then twice as long each time (charged as polling); 0 disables",
-                         4};
+                         "block until a polled object changes or nothing else can happen in the simulation "
+                         "(charged as polling); 0 disables",
+                         2};
 Option<int> g_poll_deadlock{"s4bxi/poll-deadlock-after", nullptr,
                             "Polls in a row that find nothing while nothing else can happen in the simulation, "
                             "after which the ranks are reported as deadlocked; 0 disables",

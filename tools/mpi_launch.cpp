@@ -225,8 +225,11 @@ std::optional<std::vector<std::string>> openmpi_environment(const MpiLibrary& mp
   parameter("osc", "portals4");
   // OpenMPI's own collective algorithms (tuned, over the MTL). coll/portals4
   // (collectives offloaded as triggered operations) is built and can be asked
-  // for with --mca coll ^sm; it is left out by default because its gather
-  // path deadlocks on 4 ranks and more (all ranks in PtlCTWait), under study.
+  // for with --mca coll ^sm; it is left out by default because its broadcast
+  // of a non-contiguous datatype is broken in Open MPI 4.1.4: a non-root
+  // sizes its buffer from a field it never sets (prepare_bcast_data), so root
+  // and leaves pick different algorithms and every rank waits in PtlCTWait
+  // for messages never sent (tuned's MPI_Allgatherv on 3-7 ranks does that).
   parameter("coll", "^sm,portals4");
   // Bootstrap through OpenMPI's pmix/flux component, which loads the PMI-1
   // library named by FLUX_PMI_LIBRARY_PATH: ours talks to the server's PMI

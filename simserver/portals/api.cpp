@@ -668,7 +668,7 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
     auto same = [&](const PollStreak::Watched& w) { return w.kind == kind && w.handle == handle; };
     if (std::find_if(streak.watched.begin(), streak.watched.end(), same) != streak.watched.end())
       continue;
-    PollStreak::Watched watched{kind, handle, {}};
+    PollStreak::Watched watched{kind, handle, {}, 0};
     if (kind == HandleKind::CT)
       if (CountingEvent* counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts))
         watched.seen = counter->at(now);
@@ -697,13 +697,16 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
     auto same = [&](const PollStreak::Watched& w) { return w.kind == object_kind && w.handle == handle; };
     if (std::find_if(watching.begin(), watching.end(), same) != watching.end())
       continue;
-    PollStreak::Watched watched{object_kind, handle, {}};
+    PollStreak::Watched watched{object_kind, handle, {}, 0};
     if (object_kind == HandleKind::CT) {
       CountingEvent* counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts);
       if (counter == nullptr)
         continue; // freed since
       watched.seen = counter->at(start);
-    } else if (find_object(rank, handle, HandleKind::EQ, &NetworkInterface::eqs) == nullptr) {
+    } else if (EventQueue* queue = find_object(rank, handle, HandleKind::EQ, &NetworkInterface::eqs)) {
+      // Events the program left there are no change: wait for a new one.
+      watched.events_seen = queue->events.size();
+    } else {
       continue;
     }
     watching.push_back(watched);
@@ -716,7 +719,15 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
     for (const auto& watched : watching) {
       Readiness r;
       if (watched.kind == HandleKind::EQ) {
-        r = eq_readiness(find_object(rank, watched.handle, HandleKind::EQ, &NetworkInterface::eqs));
+        EventQueue* queue = find_object(rank, watched.handle, HandleKind::EQ, &NetworkInterface::eqs);
+        if (queue == nullptr)
+          return Readiness{true, kForever}; // freed: the next poll reports it
+        if (queue->events.size() > watched.events_seen) {
+          const double landing = queue->events[watched.events_seen].visible_at;
+          r = Readiness{landing <= s4u::Engine::get_clock(), landing};
+        } else if (queue->events.size() < watched.events_seen) {
+          r = Readiness{true, kForever}; // read meanwhile (another thread): poll again
+        }
       } else {
         CountingEvent* counter = find_object(rank, watched.handle, HandleKind::CT, &NetworkInterface::cts);
         if (counter == nullptr)

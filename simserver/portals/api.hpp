@@ -131,7 +131,8 @@ private:
     struct Watched {
       HandleKind kind = HandleKind::EQ;
       ipc::Handle handle = ipc::kHandleInvalid;
-      ipc::CTEvent seen{};
+      ipc::CTEvent seen{};    // a counter's value when the streak began watching it
+      size_t events_seen = 0; // an EQ's events then (one polled earlier may hold some still)
     };
     std::vector<Watched> watched;
     int count = 0; // empty polls since the last object new to the streak
