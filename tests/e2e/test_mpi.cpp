@@ -1,0 +1,471 @@
+// MPI programs built with Debian's OpenMPI (mpi_programs/, see mpi_check.h
+// for their conventions: "OK <what>" lines from rank 0, "FAIL rank R: ..."
+// and MPI_Abort(3) on a broken expectation) run under the real launcher, which
+// drives them through OpenMPI's Portals 4 components and libs4bxi-pmi.so; and
+// the launcher's refusals of MPI programs it cannot run.
+//
+// Built and registered only when the MPI programs and the components are built
+// (tests/e2e/CMakeLists.txt): e2e_mpi_tests, ctest names e2e.Mpi.*.
+#include "e2e_test.hpp"
+#include "json_lite.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <regex>
+
+namespace e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string mpi_program(const std::string &name)
+{
+    return std::string(E2E_MPI_PROGRAMS_DIR) + "/" + name;
+}
+
+// 16 nodes: 2 levels, 4 nodes per leaf switch, 4 leaf switches.
+const char *const kFatTree16 = "fattree:2;4,4;1,2;1,2";
+
+std::optional<json::Value> read_report(const std::string &path)
+{
+    std::string error;
+    auto doc = json::parse(read_file(path), &error);
+    EXPECT_TRUE(doc.has_value()) << "report " << path << ": " << error;
+    return doc;
+}
+
+class Mpi : public E2ETest {
+protected:
+    // Exit status 0, the summary, every expected OK line (whole lines) on
+    // stdout, and no FAIL line anywhere.
+    void expect_ok(const RunResult &r, int nranks, const std::vector<std::string> &ok_lines)
+    {
+        expect_success(r, nranks);
+        const auto out = lines(r.out);
+        std::string missing;
+        for (const auto &ok : ok_lines)
+            if (std::find(out.begin(), out.end(), "OK " + ok) == out.end())
+                missing += "\n  OK " + ok;
+        EXPECT_TRUE(missing.empty()) << "missing lines:" << missing << "\n" << describe(r);
+        EXPECT_FALSE(contains(r.out, "FAIL") || contains(r.err, "FAIL")) << describe(r);
+    }
+
+    // mpi_hello on nranks: "rank R of N on NAME" with NAME the rank's
+    // simulated node, node_of(rank).
+    template <typename NodeOf>
+    void hello(std::vector<std::string> options, int nranks, NodeOf node_of)
+    {
+        const std::string n = std::to_string(nranks);
+        options.insert(options.begin(), {"-n", n});
+        options.push_back(mpi_program("mpi_hello"));
+        options.push_back(n);
+        auto r = run(options);
+        expect_ok(r, nranks, {"hello " + n + " ranks"});
+        for (int rank = 0; rank < nranks; ++rank) {
+            const std::string line = "rank " + std::to_string(rank) + " of " + n + " on node" +
+                                     std::to_string(node_of(rank));
+            const auto out = lines(r.out);
+            EXPECT_TRUE(std::find(out.begin(), out.end(), line) != out.end())
+                << "no line \"" << line << "\"\n" << describe(r);
+        }
+    }
+
+    // A self-checking program on nranks, with its final OK line.
+    RunResult run_checked(const std::string &name, int nranks, const std::string &final_ok,
+                          std::vector<std::string> options = {}, std::vector<std::string> args = {},
+                          std::chrono::milliseconds timeout = std::chrono::milliseconds(120000))
+    {
+        options.insert(options.begin(), {"-n", std::to_string(nranks)});
+        options.push_back(mpi_program(name));
+        options.insert(options.end(), args.begin(), args.end());
+        RunOptions opts;
+        opts.timeout = timeout;
+        auto r = run(options, opts);
+        expect_ok(r, nranks, {final_ok});
+        return r;
+    }
+
+    // The same with the environment changed (env NAME=VALUE ... s4bxi-run).
+    RunResult run_with_env(const std::vector<std::string> &variables, const std::vector<std::string> &args)
+    {
+        std::vector<std::string> argv{"/usr/bin/env"};
+        argv.insert(argv.end(), variables.begin(), variables.end());
+        argv.push_back(launcher());
+        argv.insert(argv.end(), args.begin(), args.end());
+        argv.push_back(marker_);
+        auto r = run_command(argv);
+        EXPECT_FALSE(r.timed_out) << describe(r);
+        return r;
+    }
+
+    // Compiles C source into dir/output with the given options; true on success.
+    bool compile(const TempDir &dir, const std::string &source, const std::string &output,
+                 const std::vector<std::string> &options)
+    {
+        const std::string file = dir.file(output + ".c");
+        write_file(file, source);
+        std::vector<std::string> argv{E2E_C_COMPILER, "-o", dir.file(output), file};
+        argv.insert(argv.end(), options.begin(), options.end());
+        auto r = run_command(argv);
+        EXPECT_EQ(r.exit_code, 0) << "cannot build the test's " << output << "\n" << describe(r);
+        return r.exit_code == 0;
+    }
+
+    // A shared library with the given soname (file name = soname) defining
+    // MPI_Init, and a program `prog` that needs it (RPATH to dir).
+    bool fake_mpi_program(const TempDir &dir, const std::string &soname)
+    {
+        return compile(dir, "int MPI_Init(int *argc, char ***argv) { (void)argc; (void)argv; return 0; }\n", soname,
+                       {"-shared", "-fPIC", "-Wl,-soname," + soname}) &&
+               compile(dir,
+                       "int MPI_Init(int *argc, char ***argv);\n"
+                       "int main(int argc, char **argv) { return MPI_Init(&argc, &argv); }\n",
+                       "prog", {dir.file(soname), "-Wl,-rpath," + dir.path(), "-Wl,--no-as-needed"});
+    }
+};
+
+// ---------------------------------------------------------------------------
+// Hello: the processor name is the rank's simulated node.
+
+TEST_F(Mpi, HelloOneRank)
+{
+    hello({}, 1, [](int) { return 0; });
+}
+
+// Default platform (2 nodes), default round-robin placement.
+TEST_F(Mpi, HelloTwoRanks)
+{
+    hello({}, 2, [](int rank) { return rank; });
+}
+
+TEST_F(Mpi, HelloFourRanksRoundRobin)
+{
+    hello({}, 4, [](int rank) { return rank % 2; });
+}
+
+// Two ranks per node, block placement on the 16-node fat tree: ranks 0 and 1
+// share node0, ranks 2 and 3 node1.
+TEST_F(Mpi, HelloFourRanksTwoPerNodeBlock)
+{
+    hello({"--platform", kFatTree16, "--ppn", "2", "--placement", "block"}, 4, [](int rank) { return rank / 2; });
+}
+
+// ---------------------------------------------------------------------------
+// Point to point.
+
+std::vector<std::string> pingpong_ok_lines()
+{
+    std::vector<std::string> ok{"pingpong"};
+    for (long size : {0L, 1L, 3L, 1000L, 4097L, 65537L})
+        ok.push_back("pingpong " + std::to_string(size) + " B");
+    for (long size = 2; size <= 4L << 20; size *= 2)
+        ok.push_back("pingpong " + std::to_string(size) + " B");
+    return ok;
+}
+
+// 0 B to 4 MiB, expected and unexpected, blocking and nonblocking, data
+// checked, between two nodes; the report names the MPI layer and both NICs
+// carried traffic.
+TEST_F(Mpi, PingpongTwoNodes)
+{
+    TempDir dir;
+    const std::string report = dir.file("report.json");
+    auto r = run({"-n", "2", "--report", report, mpi_program("mpi_pingpong")});
+    expect_ok(r, 2, pingpong_ok_lines());
+    auto doc = read_report(report);
+    ASSERT_TRUE(doc && doc->is_object());
+    const json::Value *layer = doc->get("layer");
+    ASSERT_TRUE(layer && layer->kind == json::Value::Kind::String) << read_file(report);
+    EXPECT_EQ(layer->string.rfind("MPI", 0), 0u) << "layer \"" << layer->string << "\"";
+    const json::Value *nics = doc->get("per_nic");
+    ASSERT_TRUE(nics && nics->is_array());
+    ASSERT_EQ(nics->array.size(), 2u) << read_file(report);
+    for (const auto &nic : nics->array)
+        EXPECT_GT(nic.get("messages")->number, 0.0) << "node " << nic.get("node")->number;
+}
+
+// Both ranks on node0: no shared memory, the traffic goes through node0's NIC.
+TEST_F(Mpi, PingpongTwoRanksOnOneNodeGoThroughTheNic)
+{
+    TempDir dir;
+    const std::string report = dir.file("report.json");
+    auto r = run({"-n", "2", "--ppn", "2", "--placement", "block", "--report", report, mpi_program("mpi_pingpong")});
+    expect_ok(r, 2, pingpong_ok_lines());
+    auto doc = read_report(report);
+    ASSERT_TRUE(doc && doc->is_object());
+    const json::Value *layer = doc->get("layer");
+    ASSERT_TRUE(layer && layer->kind == json::Value::Kind::String) << read_file(report);
+    EXPECT_EQ(layer->string.rfind("MPI", 0), 0u) << "layer \"" << layer->string << "\"";
+    for (const auto &rank : doc->get("per_rank")->array)
+        EXPECT_EQ(rank.get("node")->number, 0.0) << "rank " << rank.get("rank")->number;
+    bool node0 = false;
+    for (const auto &nic : doc->get("per_nic")->array) {
+        if (nic.get("node")->number != 0.0)
+            continue;
+        node0 = true;
+        // 2 x 2 x 2 transfers per size of up to 4 MiB at least.
+        EXPECT_GT(nic.get("messages")->number, 0.0) << read_file(report);
+        EXPECT_GT(nic.get("payload_bytes")->number, 4.0 * (4 << 20)) << read_file(report);
+    }
+    EXPECT_TRUE(node0) << "no per_nic entry for node 0\n" << read_file(report);
+}
+
+TEST_F(Mpi, P2pFeaturesTwoRanks)
+{
+    run_checked("mpi_p2p_features", 2, "p2p_features 2 ranks");
+}
+
+TEST_F(Mpi, P2pFeaturesFourRanks)
+{
+    auto r = run_checked("mpi_p2p_features", 4, "p2p_features 4 ranks");
+    expect_ok(r, 4, {"p2p any_source/any_tag", "p2p cancel"});
+}
+
+// ---------------------------------------------------------------------------
+// Collectives.
+
+const std::vector<std::string> kCollectiveOks = {
+    "coll allreduce sum/max/minloc", "coll alltoall", "coll alltoallv", "coll allgather", "coll allgatherv",
+    "coll scatter root 0", "coll scan", "coll reduce_scatter_block", "coll barrier",
+    "coll split even/odd allreduce"};
+
+TEST_F(Mpi, CollectivesTwoRanks)
+{
+    auto r = run_checked("mpi_collectives", 2, "collectives 2 ranks");
+    expect_ok(r, 2, kCollectiveOks);
+}
+
+TEST_F(Mpi, CollectivesFourRanks)
+{
+    auto r = run_checked("mpi_collectives", 4, "collectives 4 ranks");
+    expect_ok(r, 4, kCollectiveOks);
+}
+
+TEST_F(Mpi, CollectivesEightRanks)
+{
+    auto r = run_checked("mpi_collectives", 8, "collectives 8 ranks", {"--platform", kFatTree16});
+    expect_ok(r, 8, kCollectiveOks);
+}
+
+// One rank on each of the fat tree's 16 nodes.
+TEST_F(Mpi, CollectivesSixteenRanksFatTree)
+{
+    auto r = run_checked("mpi_collectives", 16, "collectives 16 ranks", {"--platform", kFatTree16});
+    expect_ok(r, 16, kCollectiveOks);
+}
+
+// ---------------------------------------------------------------------------
+// One-sided, threads.
+
+TEST_F(Mpi, OnesidedTwoRanks)
+{
+    run_checked("mpi_onesided", 2, "onesided 2 ranks");
+}
+
+TEST_F(Mpi, OnesidedFourRanks)
+{
+    run_checked("mpi_onesided", 4, "onesided 4 ranks");
+}
+
+TEST_F(Mpi, ThreadsTwoRanks)
+{
+    auto r = run_checked("mpi_threads", 2, "threads 2 ranks");
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("rank 1 provided MPI_THREAD_\\w+"))) << describe(r);
+}
+
+TEST_F(Mpi, ThreadsFourRanks)
+{
+    auto r = run_checked("mpi_threads", 4, "threads 4 ranks");
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("rank 3 provided MPI_THREAD_\\w+"))) << describe(r);
+}
+
+// ---------------------------------------------------------------------------
+// Time.
+
+// MPI_Wtime advances over compute and sleeps and agrees with CLOCK_MONOTONIC
+// (the program checks both), on every rank.
+TEST_F(Mpi, WtimeAdvancesAndAgreesWithTheClock)
+{
+    auto r = run_checked("mpi_wtime", 2, "wtime 2 ranks", {}, {"100"});
+    expect_ok(r, 2, {"wtime advances and agrees with CLOCK_MONOTONIC"});
+    for (int rank = 0; rank < 2; ++rank) {
+        const std::regex re("wtime ([0-9.eE+-]+) ([0-9.eE+-]+) ([0-9.eE+-]+) rank " + std::to_string(rank));
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(r.out, m, re)) << "rank " << rank << "\n" << describe(r);
+        EXPECT_GT(std::stod(m[1]), 0.0) << describe(r);     // over the compute
+        EXPECT_GE(std::stod(m[2]), 2e-3) << describe(r);    // over usleep(2000)
+    }
+}
+
+// The 8 B Portals-level latency: the 8 B row of examples/pingpong (half the
+// round trip of PtlPut without ACK, completion by PtlEQWait, in us), the
+// Portals counterpart of an MPI eager message.
+double portals_8b_latency_us(const RunResult &r)
+{
+    for (const auto &line : lines(r.out)) {
+        long size, iterations;
+        double latency;
+        if (line[0] != '#' && std::sscanf(line.c_str(), "%ld %ld %lf", &size, &iterations, &latency) == 3 &&
+            size == 8)
+            return latency;
+    }
+    return -1;
+}
+
+// MPI_Wtime figures and Portals figures of the same platform: the MPI 8 B half
+// round trip (mpi_wtime's "pingpong8 X us") is at least the Portals 8 B Put
+// latency (examples/pingpong, same platform and options) and under 10 times
+// it. Deterministic times without s4bxi/compute:none (under which mpi_wtime's
+// 20 ms busy loop would not advance MPI_Wtime, failing its own check): compute
+// bursts under 1 ms (the libraries' own work between calls) are not injected.
+TEST_F(Mpi, WtimeLatencyIsConsistentWithPortalsLatency)
+{
+    for (const char *platform : {"fattree:1;2;1;1", kFatTree16}) {
+        const std::vector<std::string> common{"-n", "2", "--platform", platform, "--cfg=s4bxi/cpu-threshold:0.001"};
+
+        std::vector<std::string> portals_args = common;
+        for (const auto &arg : {example("pingpong"), std::string("-m"), std::string("8"), std::string("-i"),
+                                std::string("200")})
+            portals_args.push_back(arg);
+        auto p = run(portals_args);
+        expect_success(p, 2);
+        const double portals_us = portals_8b_latency_us(p);
+        ASSERT_GT(portals_us, 0.0) << "no 8 B row\n" << describe(p);
+
+        std::vector<std::string> mpi_args = common;
+        mpi_args.push_back(mpi_program("mpi_wtime"));
+        mpi_args.push_back("200");
+        auto m = run(mpi_args);
+        expect_ok(m, 2, {"wtime 2 ranks"});
+        std::smatch match;
+        ASSERT_TRUE(std::regex_search(m.out, match, std::regex("pingpong8 ([0-9.]+) us"))) << describe(m);
+        const double mpi_us = std::stod(match[1]);
+        std::printf("%s: Portals 8 B Put latency %.3f us, MPI 8 B half round trip %.3f us\n", platform,
+                    portals_us, mpi_us);
+        EXPECT_GE(mpi_us, portals_us) << platform << "\n" << describe(p) << "\n" << describe(m);
+        EXPECT_LT(mpi_us, 10 * portals_us) << platform << "\n" << describe(p) << "\n" << describe(m);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Abort.
+
+TEST_F(Mpi, AbortEndsTheJobWithItsCode)
+{
+    auto r = run({"-n", "2", mpi_program("mpi_abort")});
+    EXPECT_EQ(r.exit_code, 7) << describe(r);
+    EXPECT_TRUE(contains(r.out, "aborting rank 1 with code 7")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "s4bxi-run: rank 1 called PMI_Abort (exit code 7)")) << describe(r);
+    EXPECT_FALSE(icontains(r.err, "deadlock")) << describe(r);
+    EXPECT_LT(r.wall_s, 30.0) << describe(r);
+}
+
+// A middle rank of four aborts while the others wait in a receive.
+TEST_F(Mpi, AbortByOneOfFourRanks)
+{
+    auto r = run({"-n", "4", mpi_program("mpi_abort"), "2"});
+    EXPECT_EQ(r.exit_code, 7) << describe(r);
+    EXPECT_TRUE(contains(r.out, "aborting rank 2 with code 7")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "s4bxi-run: rank 2 called PMI_Abort (exit code 7)")) << describe(r);
+    EXPECT_LT(r.wall_s, 30.0) << describe(r);
+}
+
+// ---------------------------------------------------------------------------
+// OpenMPI parameters.
+
+// --mca reaches the ranks (-v shows it) and the run passes: an eager limit of
+// 4 KiB sends the larger messages through the rendezvous protocol.
+TEST_F(Mpi, McaOptionIsPassed)
+{
+    auto r = run({"-v", "-n", "2", "--mca", "mtl_portals4_eager_limit", "4096", mpi_program("mpi_pingpong"), "10",
+                  "65536"});
+    expect_ok(r, 2, {"pingpong 4096 B", "pingpong 4097 B", "pingpong 65536 B", "pingpong"});
+    EXPECT_TRUE(contains(r.err, "s4bxi-run: OMPI_MCA_mtl_portals4_eager_limit=4096\n")) << describe(r);
+    // The emulator's own choices are shown as well.
+    EXPECT_TRUE(contains(r.err, "s4bxi-run: OMPI_MCA_pml=cm\n")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "s4bxi-run: OMPI_MCA_mtl=portals4\n")) << describe(r);
+}
+
+// --mca on a program that does not use OpenMPI is a usage error.
+TEST_F(Mpi, McaOptionOnANonMpiProgramIsAUsageError)
+{
+    auto r = run({"-n", "2", "--mca", "btl", "self", program("put_get_integrity")});
+    expect_usage_error(r, "--mca");
+    EXPECT_TRUE(icontains(r.err, "OpenMPI")) << describe(r);
+}
+
+// OMPI_MCA_pml from the user's environment is kept: the launcher does not set
+// its own (-v lists what it sets), and the rank sees the user's value.
+TEST_F(Mpi, OmpiMcaVariableFromTheEnvironmentIsKept)
+{
+    auto r = run_with_env({"OMPI_MCA_pml=cm"}, {"-v", "-n", "2", mpi_program("mpi_hello"), "2"});
+    expect_ok(r, 2, {"hello 2 ranks"});
+    EXPECT_FALSE(contains(r.err, "OMPI_MCA_pml=")) << "the launcher set pml itself\n" << describe(r);
+    EXPECT_TRUE(contains(r.err, "s4bxi-run: OMPI_MCA_mtl=portals4\n")) << describe(r);
+
+    // A value the emulator would never choose reaches OpenMPI, which names it.
+    auto bad = run_with_env({"OMPI_MCA_pml=no_such_pml"}, {"-v", "-n", "2", mpi_program("mpi_hello"), "2"});
+    EXPECT_NE(bad.exit_code, 0) << describe(bad);
+    EXPECT_FALSE(contains(bad.err, "OMPI_MCA_pml=")) << describe(bad);
+    EXPECT_TRUE(contains(bad.out + bad.err, "no_such_pml")) << describe(bad);
+}
+
+// ---------------------------------------------------------------------------
+// MPI programs the launcher cannot run.
+
+// An installation without lib/openmpi: copies of the launcher and the server
+// (copies, not symlinks: the launcher finds its installation through
+// /proc/self/exe, which resolves symlinks), libportals and libs4bxi-pmi.so.
+TEST_F(Mpi, MpiProgramWithoutTheComponentsIsRefused)
+{
+    TempDir prefix;
+    const fs::path root = prefix.path();
+    const fs::path build = E2E_BINARY_DIR;
+    fs::create_directories(root / "bin");
+    fs::create_directories(root / "lib");
+    fs::copy_file(build / "bin" / "s4bxi-run", root / "bin" / "s4bxi-run");
+    fs::copy_file(build / "bin" / "s4bxi-simserver", root / "bin" / "s4bxi-simserver");
+    for (const char *flavour : {"sandia", "bxi"})
+        fs::create_directory_symlink(build / "lib" / flavour, root / "lib" / flavour);
+    for (const char *library : {"libportals.so.4", "libs4bxi-pmi.so"})
+        fs::create_symlink(build / "lib" / library, root / "lib" / library);
+    ASSERT_FALSE(fs::exists(root / "lib" / "openmpi"));
+
+    auto r = run_command({(root / "bin" / "s4bxi-run").string(), "-n", "2", mpi_program("mpi_hello"), marker_});
+    expect_usage_error(r, "components");
+    EXPECT_TRUE(contains(r.err, (root / "lib" / "openmpi").string())) << describe(r);
+
+    // The same installation runs a Portals program: only MPI needs the components.
+    auto portals = run_command({(root / "bin" / "s4bxi-run").string(), "-n", "2", program("put_get_integrity"),
+                                marker_});
+    expect_success(portals, 2);
+}
+
+// A program linked against another libmpi.so.40 (another OpenMPI build): the
+// sentence names both libraries.
+TEST_F(Mpi, AnotherOpenMpiBuildIsRefused)
+{
+    TempDir dir;
+    ASSERT_TRUE(fake_mpi_program(dir, "libmpi.so.40"));
+    auto r = run({"-n", "2", dir.file("prog")});
+    expect_usage_error(r, "OpenMPI");
+    const std::string fake = fs::canonical(dir.file("libmpi.so.40")).string();
+    EXPECT_TRUE(contains(r.err, fake)) << "the sentence should name " << fake << "\n" << describe(r);
+    EXPECT_TRUE(contains(r.err, E2E_OPENMPI_LIBMPI))
+        << "the sentence should name " << E2E_OPENMPI_LIBMPI << "\n" << describe(r);
+}
+
+// A program linked against MPICH's libmpich.so.12.
+TEST_F(Mpi, MpichProgramIsRefused)
+{
+    TempDir dir;
+    ASSERT_TRUE(fake_mpi_program(dir, "libmpich.so.12"));
+    auto r = run({"-n", "2", dir.file("prog")});
+    expect_usage_error(r, "libmpich.so.12");
+    EXPECT_TRUE(contains(r.err, "libmpi.so.40")) << "the sentence should say what runs\n" << describe(r);
+}
+
+} // namespace
+} // namespace e2e
