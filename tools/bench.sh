@@ -10,6 +10,8 @@ iterations=${1:-100000}
 tools/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
 cmake --build build -j"$(nproc)" --target s4bxi-run pingpong futex_pingpong ipc_noop put_pingpong put_get_latency > /dev/null
+# The MPI figures need Debian's OpenMPI and our build of its Portals components.
+cmake --build build -j"$(nproc)" --target mpi_pingpong > /dev/null 2>&1 || true
 run=build/bin/s4bxi-run
 bench=build/bench
 
@@ -93,3 +95,29 @@ awk -v t="$total" -v p="$no_pci" -v n="$no_nic" -v w="$no_wire" 'BEGIN {
          t, t - p, t - n, t - w, t - (t - p) - (t - n) - (t - w) }'
 echo "== Default platform: 4 MiB ping-pong bandwidth"
 "$run" -n 2 --cfg=s4bxi/compute:none build/examples/pingpong -m 4194304 -i 5 2> /dev/null | awk '$1 == 4194304 { printf "  4 MiB: %.1f us one way, %.0f MB/s\n", $3, $4 }'
+
+if [ -x "$bench/mpi_pingpong" ]; then
+  echo "== MPI (Debian's Open MPI over the simulated NIC) next to Portals, default platform, compute off, median of 3"
+  report=$(mktemp /tmp/s4bxi-bench-report.XXXXXX)
+  : > /tmp/s4bxi-bench-mpi-wall; : > /tmp/s4bxi-bench-put-wall; : > /tmp/s4bxi-bench-mpi-calls
+  n=$((iterations / 10))
+  for round in 1 2 3; do
+    "$run" -n 2 --cfg=s4bxi/compute:none --report "$report" "$bench/mpi_pingpong" "$n" 8 2> /dev/null > /tmp/s4bxi-bench-out
+    sed -n 's/.*wall \([0-9.]*\) us per simulated message/\1/p' /tmp/s4bxi-bench-out >> /tmp/s4bxi-bench-mpi-wall
+    mpi_half=$(sed -n 's/.*half round trip \([0-9.]*\) us.*/\1/p' /tmp/s4bxi-bench-out)
+    sed -n 's/.*"portals_calls": \([0-9]*\),.*/\1/p' "$report" | head -1 | awk -v n="$n" '{ print $1 / (2 * n) }' >> /tmp/s4bxi-bench-mpi-calls
+    "$run" -n 2 --cfg=s4bxi/compute:none "$bench/put_pingpong" "$n" 8 2> /dev/null |
+      sed -n 's/.*wall \([0-9.]*\) us per simulated Put/\1/p' >> /tmp/s4bxi-bench-put-wall
+  done
+  rm -f "$report"
+  mpi_bw=$("$run" -n 2 --cfg=s4bxi/compute:none "$bench/mpi_pingpong" 20 4194304 2> /dev/null | sed -n 's/.*us, \([0-9.]*\) MB\/s.*/\1/p')
+  put_lat=$("$run" -n 2 --cfg=s4bxi/compute:none "$bench/put_get_latency" 200 8 2> /dev/null | awk '/Put-WaitAck/ { print $4 }')
+  put_bw=$("$run" -n 2 --cfg=s4bxi/compute:none build/examples/pingpong -m 4194304 -i 5 2> /dev/null | awk '$1 == 4194304 { print $4 }')
+  mpi_wall=$(median < /tmp/s4bxi-bench-mpi-wall)
+  put_wall=$(median < /tmp/s4bxi-bench-put-wall)
+  calls=$(median < /tmp/s4bxi-bench-mpi-calls)
+  printf "  8 B latency:     MPI half round trip %7.3f us | Portals Put + ACK %7.3f us\n" "$mpi_half" "$put_lat"
+  printf "  4 MiB bandwidth: MPI %9.0f MB/s         | Portals %9.0f MB/s\n" "$mpi_bw" "$put_bw"
+  printf "  Portals calls per small blocking MPI message: %.1f (target <= 20)\n" "$calls"
+  awk -v m="$mpi_wall" -v p="$put_wall" -v n="$n" 'BEGIN { printf "  wall per simulated 8 B message: MPI %.2f us, Portals Put %.2f us, ratio %.2f (target <= 2; %d iterations)\n", m, p, m / p, n }'
+fi
