@@ -255,11 +255,10 @@ int my_name(char* name, int length)
   return copy_out(client.kvs_name, name, length);
 }
 
-int put(const char* kvs_name, const char* key, const char* value)
+// The checks put and get share: a key-value space name and a key the wire
+// can carry (one word each), the key within the length the server announced.
+int check_kvs_key(const char* kvs_name, const char* key)
 {
-  std::lock_guard lock(client.exchange_mutex);
-  if (not client.initialized)
-    return PMI_ERR_INIT;
   if (kvs_name == nullptr or not is_word(kvs_name))
     return PMI_ERR_INVALID_ARG;
   if (key == nullptr)
@@ -268,6 +267,16 @@ int put(const char* kvs_name, const char* key, const char* value)
     return PMI_ERR_INVALID_KEY_LENGTH;
   if (not is_word(key))
     return PMI_ERR_INVALID_KEY;
+  return PMI_SUCCESS;
+}
+
+int put(const char* kvs_name, const char* key, const char* value)
+{
+  std::lock_guard lock(client.exchange_mutex);
+  if (not client.initialized)
+    return PMI_ERR_INIT;
+  if (int rc = check_kvs_key(kvs_name, key); rc != PMI_SUCCESS)
+    return rc;
   if (value == nullptr or std::strpbrk(value, "\n\r") != nullptr)
     return PMI_ERR_INVALID_VAL;
   if (std::strlen(value) >= static_cast<size_t>(client.value_max))
@@ -288,14 +297,8 @@ int get(const char* kvs_name, const char* key, char* value, int length)
   std::lock_guard lock(client.exchange_mutex);
   if (not client.initialized)
     return PMI_ERR_INIT;
-  if (kvs_name == nullptr or not is_word(kvs_name))
-    return PMI_ERR_INVALID_ARG;
-  if (key == nullptr)
-    return PMI_ERR_INVALID_KEY;
-  if (*key == '\0' or std::strlen(key) >= static_cast<size_t>(client.key_max))
-    return PMI_ERR_INVALID_KEY_LENGTH;
-  if (not is_word(key))
-    return PMI_ERR_INVALID_KEY;
+  if (int rc = check_kvs_key(kvs_name, key); rc != PMI_SUCCESS)
+    return rc;
   if (value == nullptr)
     return PMI_ERR_INVALID_VAL;
   if (length <= 0)

@@ -137,6 +137,38 @@ static inline void e2e_sleep_ns(long ns)
     nanosleep(&ts, NULL);
 }
 
+/* An MD over [start, start + length) with no EQ and no counter. */
+static inline ptl_handle_md_t e2e_bind_md(ptl_handle_ni_t ni, void *start, ptl_size_t length)
+{
+    ptl_md_t md;
+    memset(&md, 0, sizeof md);
+    md.start = start;
+    md.length = length;
+    md.eq_handle = PTL_EQ_NONE;
+    md.ct_handle = PTL_CT_NONE;
+    ptl_handle_md_t handle;
+    E2E_OK(PtlMDBind(ni, &md, &handle));
+    return handle;
+}
+
+/* A priority-list ME over [start, start + length) that any rank may reach
+ * with any match bits (logical NI), with `options` and counter `ct`. */
+static inline ptl_handle_me_t e2e_append_me(ptl_handle_ni_t ni, ptl_pt_index_t pt, void *start, ptl_size_t length,
+                                            ptl_handle_ct_t ct, unsigned int options)
+{
+    ptl_me_t me;
+    memset(&me, 0, sizeof me);
+    me.start = start;
+    me.length = length;
+    me.ct_handle = ct;
+    me.uid = PTL_UID_ANY;
+    me.match_id.rank = PTL_RANK_ANY;
+    me.options = options;
+    ptl_handle_me_t handle;
+    E2E_OK(PtlMEAppend(ni, pt, &me, PTL_PRIORITY_LIST, NULL, &handle));
+    return handle;
+}
+
 /* Barrier state, on the NI given to e2e_barrier_init. */
 static ptl_handle_ni_t e2e_bar_ni;
 static ptl_handle_eq_t e2e_bar_eq;

@@ -28,16 +28,8 @@ int main(int argc, char **argv)
     E2E_OK(PtlEQAlloc(ni, 16, &idle));
     E2E_OK(PtlPTAlloc(ni, 0, eq, 6, &pt));
     static char buffer[8];
-    ptl_me_t me;
-    memset(&me, 0, sizeof me);
-    me.start = buffer;
-    me.length = sizeof buffer;
-    me.ct_handle = PTL_CT_NONE;
-    me.uid = PTL_UID_ANY;
-    me.match_id.rank = PTL_RANK_ANY;
-    me.options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE;
-    ptl_handle_me_t meh;
-    E2E_OK(PtlMEAppend(ni, pt, &me, PTL_PRIORITY_LIST, NULL, &meh));
+    ptl_handle_me_t meh = e2e_append_me(ni, pt, buffer, sizeof buffer, PTL_CT_NONE,
+                                        PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE);
     e2e_barrier_init(ni);
     e2e_barrier();
 
@@ -48,14 +40,7 @@ int main(int argc, char **argv)
             E2E_EXPECT_RC(PTL_EQ_EMPTY, PtlEQGet(idle, &ev));
         printf("poll_bounded: %ld polls in %.9f simulated s\n", polls, now_s() - start);
         static char payload[8] = "done";
-        ptl_md_t md;
-        memset(&md, 0, sizeof md);
-        md.start = payload;
-        md.length = sizeof payload;
-        md.eq_handle = PTL_EQ_NONE;
-        md.ct_handle = PTL_CT_NONE;
-        ptl_handle_md_t mdh;
-        E2E_OK(PtlMDBind(ni, &md, &mdh));
+        ptl_handle_md_t mdh = e2e_bind_md(ni, payload, sizeof payload);
         E2E_OK(PtlPut(mdh, 0, sizeof payload, PTL_NO_ACK_REQ, e2e_peer(1), pt, 0, 0, NULL, 0));
         e2e_barrier();
         E2E_OK(PtlMDRelease(mdh));

@@ -32,29 +32,14 @@ int main(void)
     E2E_OK(PtlCTAlloc(ni, &cts[1]));
     E2E_OK(PtlPTAlloc(ni, 0, eqs[1], 5, &pt));
     static char buffer[64];
-    ptl_me_t me;
-    memset(&me, 0, sizeof me);
-    me.start = buffer;
-    me.length = sizeof buffer;
-    me.ct_handle = cts[1];
-    me.uid = PTL_UID_ANY;
-    me.match_id.rank = PTL_RANK_ANY;
-    me.options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_CT_COMM | PTL_ME_MANAGE_LOCAL;
-    ptl_handle_me_t meh;
-    E2E_OK(PtlMEAppend(ni, pt, &me, PTL_PRIORITY_LIST, NULL, &meh));
+    ptl_handle_me_t meh = e2e_append_me(ni, pt, buffer, sizeof buffer, cts[1],
+                                        PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_CT_COMM | PTL_ME_MANAGE_LOCAL);
     e2e_barrier_init(ni);
     e2e_barrier();
 
     if (e2e_rank == 1) {
         static char payload[8] = "second";
-        ptl_md_t md;
-        memset(&md, 0, sizeof md);
-        md.start = payload;
-        md.length = sizeof payload;
-        md.eq_handle = PTL_EQ_NONE;
-        md.ct_handle = PTL_CT_NONE;
-        ptl_handle_md_t mdh;
-        E2E_OK(PtlMDBind(ni, &md, &mdh));
+        ptl_handle_md_t mdh = e2e_bind_md(ni, payload, sizeof payload);
         for (int round = 0; round < 2; ++round) {
             sleep(1);
             E2E_OK(PtlPut(mdh, 0, sizeof payload, PTL_NO_ACK_REQ, e2e_peer(0), pt, 0, 0, NULL, 0));
