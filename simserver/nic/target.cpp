@@ -145,67 +145,12 @@ void Nic::handle_request(MessagePtr message)
     }
   }
 
-  ipc::FailKind fail = ipc::FailKind::Ok;
-  std::vector<unsigned char> reply_payload;
-  switch (operation) {
-    case Operation::Put:
-      write_to_host(target->os_pid, entry->region, placement.offset, message->payload, placement.mlength, fail);
-      break;
-    case Operation::Get:
-      // Captured now: once the GET event is out, the program may reuse the buffer.
-      reply_payload.resize(placement.mlength);
-      if (placement.mlength > 0 && not portals::read_region(target->os_pid, entry->region, placement.offset,
-                                                            reply_payload.data(), params_.copied(placement.mlength)))
-        fail = ipc::FailKind::Segv;
-      break;
-    case Operation::Atomic:
-    case Operation::FetchAtomic: {
-      // Read-modify-write at the time the RX engine handles the request: no
-      // rank runs meanwhile (serialized execution), so it is atomic with
-      // respect to every other access.
-      std::vector<unsigned char> data(placement.mlength);
-      if (placement.mlength > 0 && not portals::read_region(target->os_pid, entry->region, placement.offset,
-                                                            data.data(), placement.mlength)) {
-        fail = ipc::FailKind::Segv;
-        break;
-      }
-      if (operation == Operation::FetchAtomic)
-        reply_payload = data;
-      portals::atomics::apply(message->atomic_op, message->atomic_type, data,
-                              std::span<const unsigned char>(message->payload.data(),
-                                                             std::min<size_t>(message->payload.size(), data.size())),
-                              message->operand);
-      write_to_host(target->os_pid, entry->region, placement.offset, data, placement.mlength, fail);
-      break;
-    }
-  }
-
-  const bool success = fail == ipc::FailKind::Ok;
-  if (comm_event_wanted(e.options, success)) {
-    ipc::Event event{};
-    // Arrival in an overflow entry is a plain event flagged with the list;
-    // *_OVERFLOW events belong to the later append or search that finds the
-    // header.
-    event.type = arrival_event(operation);
-    event.overflow_list = overflow ? 1 : 0;
-    event.start = portals::address_in(*entry, placement.offset);
-    event.user_ptr = entry->user_ptr;
-    event.hdr_data = message->hdr_data;
-    event.match_bits = header.match_bits;
-    event.rlength = header.rlength;
-    event.mlength = placement.mlength;
-    event.remote_offset = placement.offset;
-    event.initiator = ni->logical ? ipc::ProcessId{header.initiator_rank, 0} : header.initiator;
-    event.uid = header.uid;
-    event.pt_index = message->pt_index;
-    event.ni_fail_type = fail;
-    if (operation == Operation::Atomic || operation == Operation::FetchAtomic) {
-      event.atomic_operation = static_cast<uint8_t>(message->atomic_op);
-      event.atomic_type = static_cast<uint8_t>(message->atomic_type);
-    }
-    portals::post_event(*target, *ni, pt.eq, event);
-  }
-
+  // The lists see the message before anything below may yield to SimGrid (a
+  // PCIe transfer, an event's notification, a response queued): a
+  // PtlMEAppend, PtlMESearch or another RX engine running meanwhile at the
+  // same simulated time must find its unexpected header and the entry's new
+  // local offset (Portals 4.1: appending to the priority list and searching
+  // the unexpected list are atomic with respect to arriving messages).
   if (keeps_header) {
     portals::UnexpectedHeader kept;
     kept.op = operation;
@@ -226,12 +171,81 @@ void Nic::handle_request(MessagePtr message)
   }
   if ((e.options & kEntryManageLocal) != 0)
     entry->local_offset = placement.offset + placement.mlength;
-
-  // Copied before the entry may go away.
+  // What the rest needs of the entry, taken now: the program may unlink it
+  // while this engine waits for a transfer.
   const uint32_t entry_options = e.options;
   const ipc::Handle entry_ct = e.ct;
+  const uint64_t entry_serial = entry->serial;
+  const uint64_t entry_user_ptr = entry->user_ptr;
+  const uint64_t event_start = portals::address_in(*entry, placement.offset);
+  const portals::MemoryRegion entry_region = entry->region;
   const bool unlinks = portals::unlinks_after(*entry);
-  if (unlinks)
+
+  ipc::FailKind fail = ipc::FailKind::Ok;
+  std::vector<unsigned char> reply_payload;
+  switch (operation) {
+    case Operation::Put:
+      write_to_host(target->os_pid, entry_region, placement.offset, message->payload, placement.mlength, fail);
+      break;
+    case Operation::Get:
+      // Captured now: once the GET event is out, the program may reuse the buffer.
+      reply_payload.resize(placement.mlength);
+      if (placement.mlength > 0 && not portals::read_region(target->os_pid, entry_region, placement.offset,
+                                                            reply_payload.data(), params_.copied(placement.mlength)))
+        fail = ipc::FailKind::Segv;
+      break;
+    case Operation::Atomic:
+    case Operation::FetchAtomic: {
+      // Read-modify-write at the time the RX engine handles the request: no
+      // rank runs meanwhile (serialized execution), so it is atomic with
+      // respect to every other access.
+      std::vector<unsigned char> data(placement.mlength);
+      if (placement.mlength > 0 && not portals::read_region(target->os_pid, entry_region, placement.offset,
+                                                            data.data(), placement.mlength)) {
+        fail = ipc::FailKind::Segv;
+        break;
+      }
+      if (operation == Operation::FetchAtomic)
+        reply_payload = data;
+      portals::atomics::apply(message->atomic_op, message->atomic_type, data,
+                              std::span<const unsigned char>(message->payload.data(),
+                                                             std::min<size_t>(message->payload.size(), data.size())),
+                              message->operand);
+      write_to_host(target->os_pid, entry_region, placement.offset, data, placement.mlength, fail);
+      break;
+    }
+  }
+
+  const bool success = fail == ipc::FailKind::Ok;
+  if (comm_event_wanted(entry_options, success)) {
+    ipc::Event event{};
+    // Arrival in an overflow entry is a plain event flagged with the list;
+    // *_OVERFLOW events belong to the later append or search that finds the
+    // header.
+    event.type = arrival_event(operation);
+    event.overflow_list = overflow ? 1 : 0;
+    event.start = event_start;
+    event.user_ptr = entry_user_ptr;
+    event.hdr_data = message->hdr_data;
+    event.match_bits = header.match_bits;
+    event.rlength = header.rlength;
+    event.mlength = placement.mlength;
+    event.remote_offset = placement.offset;
+    event.initiator = ni->logical ? ipc::ProcessId{header.initiator_rank, 0} : header.initiator;
+    event.uid = header.uid;
+    event.pt_index = message->pt_index;
+    event.ni_fail_type = fail;
+    if (operation == Operation::Atomic || operation == Operation::FetchAtomic) {
+      event.atomic_operation = static_cast<uint8_t>(message->atomic_op);
+      event.atomic_type = static_cast<uint8_t>(message->atomic_type);
+    }
+    portals::post_event(*target, *ni, pt.eq, event);
+  }
+
+  // Unless the program unlinked it meanwhile (then its slot is free, or
+  // holds another entry).
+  const portals::ListEntry* still = ni->entries.find(entry_index);
+  if (unlinks && still != nullptr && still->serial == entry_serial)
     portals::auto_unlink(*target, *ni, pt, entry_index);
 
   // Counted last: a count may release triggered operations, which must see

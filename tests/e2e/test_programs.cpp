@@ -151,6 +151,16 @@ TEST_F(Programs, PollingForeverIsReportedAsADeadlock)
     EXPECT_LT(r.wall_s, 30.0) << describe(r);
 }
 
+// A message that lands in an overflow entry at the simulated time its
+// receive is appended (scanned over 3000 one-nanosecond offsets) is reported
+// once, as PUT or PUT_OVERFLOW, never lost between the lists.
+TEST_F(Programs, ArrivalDuringAppendIsNeverLost)
+{
+    auto r = run({"-n", "2", "--cfg=s4bxi/compute:none", program("arrival_during_append")});
+    expect_all_passed(r, "arrival_during_append", 2);
+    EXPECT_TRUE(contains(r.out, "3000 trials, every Put reported")) << describe(r);
+}
+
 // --ppn and --placement block: ranks fill a node before the next.
 TEST_F(Programs, BlockPlacementWithRanksPerNode)
 {
