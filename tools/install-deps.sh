@@ -23,6 +23,12 @@ packages=(
   openmpi-bin        # mpicc, mpirun, ompi_info
   dpkg-dev           # dpkg-source, to unpack OpenMPI's source package
   debian-archive-keyring  # verifies the source indices fetched below
+  # Real-world test programs: Debian's own prebuilt MPI binaries, run unmodified
+  # by tests/e2e/test_mpi_debian.cpp
+  netpipe-openmpi    # NPopenmpi: ping-pong integrity check and latencies
+  hpcc               # HPC Challenge: HPL, PTRANS, RandomAccess, FFT, latency/bandwidth
+  lammps             # lmp: molecular dynamics
+  mumps-test         # MUMPS's dsimpletest: a sparse direct solve
 )
 if [ "${1:-}" = "--plot" ]; then
   packages+=(gnuplot-nox)

@@ -161,8 +161,21 @@ RunResult run_command(const std::vector<std::string> &argv,
         setrlimit(RLIMIT_CORE, &no_core);
         signal(SIGINT, SIG_DFL);
         signal(SIGPIPE, SIG_DFL);
-        int devnull = open("/dev/null", O_RDONLY);
-        dup2(devnull, 0);
+        const char *input = options.stdin_file ? options.stdin_file->c_str() : "/dev/null";
+        int in = open(input, O_RDONLY);
+        if (in < 0) {
+            dprintf(err_pipe[1], "e2e harness: cannot open %s as standard input: %s\n", input,
+                    strerror(errno));
+            _exit(127);
+        }
+        dup2(in, 0);
+        if (in != 0)
+            close(in);
+        if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) {
+            dprintf(err_pipe[1], "e2e harness: cannot change to directory %s: %s\n",
+                    options.cwd.c_str(), strerror(errno));
+            _exit(127);
+        }
         dup2(out_pipe[1], 1);
         dup2(err_pipe[1], 2);
         std::vector<char *> args;

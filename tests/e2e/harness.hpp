@@ -26,6 +26,10 @@ struct RunOptions {
     // Send this signal to the launcher (not its group) after the delay.
     std::optional<std::chrono::milliseconds> signal_after;
     int signal = 2; // SIGINT
+    // The child's standard input: this file instead of /dev/null.
+    std::optional<std::string> stdin_file;
+    // The child's working directory, if not empty (the harness's otherwise).
+    std::string cwd;
 };
 
 // Path of the launcher, of a test program, of an example.
