@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 
@@ -173,6 +174,11 @@ void JobControl::rank_failed(unsigned rank, const Termination& end)
 void JobControl::finish(int status, const std::string& sentence)
 {
   world_.processes->kill_all();
+  // OpenMPI's session directories of this run (tools/mpi_launch.cpp).
+  if (const char* sessions = std::getenv("S4BXI_OMPI_SESSION_BASE"); sessions != nullptr && *sessions != '\0') {
+    std::error_code ignored;
+    std::filesystem::remove_all(sessions, ignored);
+  }
   std::fflush(stdout);
   if (not sentence.empty())
     std::fprintf(stderr, "s4bxi-run: %s\n", sentence.c_str());

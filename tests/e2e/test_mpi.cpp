@@ -362,6 +362,21 @@ TEST_F(Mpi, AbortEndsTheJobWithItsCode)
     EXPECT_LT(r.wall_s, 30.0) << describe(r);
 }
 
+// OpenMPI's session directories (under TMPDIR) go with the run, whether it
+// ends well or by MPI_Abort (ranks killed before they could clean up).
+TEST_F(Mpi, SessionDirectoriesAreRemovedAtTheEnd)
+{
+    TempDir tmp;
+    auto ok = run_with_env({"TMPDIR=" + tmp.path()}, {"-n", "2", mpi_program("mpi_hello"), "2"});
+    expect_ok(ok, 2, {"hello 2 ranks"});
+    auto aborted = run_with_env({"TMPDIR=" + tmp.path()}, {"-n", "2", mpi_program("mpi_abort")});
+    EXPECT_EQ(aborted.exit_code, 7) << describe(aborted);
+    std::vector<std::string> left;
+    for (const auto &entry : std::filesystem::directory_iterator(tmp.path()))
+        left.push_back(entry.path().string());
+    EXPECT_TRUE(left.empty()) << "left in TMPDIR: " << (left.empty() ? "" : left.front());
+}
+
 // A middle rank of four aborts while the others wait in a receive.
 TEST_F(Mpi, AbortByOneOfFourRanks)
 {
