@@ -6,6 +6,7 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <sys/resource.h>
 
 namespace s4bxi::job {
 
@@ -109,6 +111,22 @@ void JobControl::write_report(int status) const
   out << "  \"exit_status\": " << status << ",\n";
   out << "  \"ranks\": " << world_.ranks.size() << ",\n";
   out << "  \"layer\": \"" << layer_ << "\",\n";
+  // Peak resident memory: the server's own, and the ranks' (as reaped).
+  struct rusage server_usage {};
+  getrusage(RUSAGE_SELF, &server_usage);
+  long rank_rss_max = 0;
+  double rank_rss_sum = 0;
+  size_t ranks_reaped = 0;
+  for (unsigned i = 0; i < world_.ranks.size(); ++i)
+    if (const auto& end = world_.processes->termination(i)) {
+      rank_rss_max = std::max(rank_rss_max, end->max_rss_kb);
+      rank_rss_sum += static_cast<double>(end->max_rss_kb);
+      ranks_reaped++;
+    }
+  out << "  \"memory\": {\"server_max_rss_kb\": " << server_usage.ru_maxrss
+      << ", \"rank_max_rss_kb\": " << rank_rss_max
+      << ", \"rank_mean_max_rss_kb\": " << (ranks_reaped > 0 ? rank_rss_sum / static_cast<double>(ranks_reaped) : 0)
+      << "},\n";
   out << "  \"totals\": {\"compute_s\": " << totals.compute_s << ", \"wait_s\": " << totals.wait_s
       << ", \"poll_s\": " << totals.poll_s << ", \"portals_calls\": " << totals.portals_calls
       << ", \"messages\": " << totals.messages << ", \"wire_bytes\": " << totals.wire_bytes
@@ -120,7 +138,7 @@ void JobControl::write_report(int status) const
     const auto& end = world_.processes->termination(static_cast<unsigned>(i));
     out << "    {\"rank\": " << rank.rank << ", \"node\": " << rank.node << ", \"exit_status\": ";
     if (end)
-      out << end->shell_status();
+      out << end->shell_status() << ", \"max_rss_kb\": " << end->max_rss_kb;
     else
       out << "null";
     out << ", \"compute_s\": " << rank.stats.compute_s << ", \"wait_s\": " << rank.stats.wait_s

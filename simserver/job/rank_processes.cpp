@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -153,19 +154,30 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
   }
 }
 
+namespace {
+
+Termination termination_of(int status, const struct rusage& usage)
+{
+  Termination end;
+  end.signaled = WIFSIGNALED(status);
+  end.code = end.signaled ? WTERMSIG(status) : WEXITSTATUS(status);
+  end.max_rss_kb = usage.ru_maxrss;
+  return end;
+}
+
+} // namespace
+
 std::optional<Termination> RankProcesses::poll_exit(unsigned rank)
 {
   if (ended_[rank] || pids_[rank] <= 0)
     return ended_[rank];
   int status = 0;
-  pid_t got = waitpid(pids_[rank], &status, WNOHANG);
+  struct rusage usage {};
+  pid_t got = wait4(pids_[rank], &status, WNOHANG, &usage);
   if (got != pids_[rank])
     return std::nullopt;
-  Termination end;
-  end.signaled = WIFSIGNALED(status);
-  end.code = end.signaled ? WTERMSIG(status) : WEXITSTATUS(status);
-  ended_[rank] = end;
-  return end;
+  ended_[rank] = termination_of(status, usage);
+  return ended_[rank];
 }
 
 Termination RankProcesses::wait_exit(unsigned rank)
@@ -173,15 +185,13 @@ Termination RankProcesses::wait_exit(unsigned rank)
   if (ended_[rank])
     return *ended_[rank];
   int status = 0;
+  struct rusage usage {};
   pid_t got;
   do
-    got = waitpid(pids_[rank], &status, 0);
+    got = wait4(pids_[rank], &status, 0, &usage);
   while (got < 0 && errno == EINTR);
-  Termination end;
-  end.signaled = WIFSIGNALED(status);
-  end.code = end.signaled ? WTERMSIG(status) : WEXITSTATUS(status);
-  ended_[rank] = end;
-  return end;
+  ended_[rank] = termination_of(status, usage);
+  return *ended_[rank];
 }
 
 void RankProcesses::kill_all()
