@@ -99,10 +99,10 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
   }
 }
 
-// Sets `flag` and wakes whoever waits on `bell` with it as interrupt.
-inline void wake_without_ringing(Doorbell& bell, std::atomic<uint32_t>& flag)
+// Sets `bits` in `flags` and wakes whoever waits on `bell` with it as interrupt.
+inline void wake_without_ringing(Doorbell& bell, std::atomic<uint32_t>& flags, uint32_t bits)
 {
-  flag.store(1, std::memory_order_seq_cst);
+  flags.fetch_or(bits, std::memory_order_seq_cst);
   if (bell.sleeping.load(std::memory_order_seq_cst) != 0)
     futex_wake_all(&bell.sequence);
 }

@@ -38,16 +38,19 @@ struct SegmentHeader {
   ClockConfig clock;
 };
 
+inline constexpr uint32_t kAttentionPmi = 1;
+inline constexpr uint32_t kAttentionEnded = 2;
+
 struct alignas(64) Channel {
   Doorbell request_bell; // rung by the rank, waited on by the server
   Doorbell reply_bell;   // rung by the server, waited on by the rank
   // Written by the forked child before exec: a process whose pid differs
   // (e.g. a child the rank forks) must not use this channel.
   std::atomic<int32_t> owner_pid;
-  // Set by the server's PMI watcher when the rank wrote to its PMI socket:
-  // the rank is blocked there, and its proxy must serve it (wakes the proxy
-  // like a request, without being one).
-  std::atomic<uint32_t> pmi_pending;
+  // Set by the server's rank watcher (kAttention* bits): the rank wrote to
+  // its PMI socket (it is blocked there, and its proxy must serve it), or its
+  // process ended. Wakes the proxy like a request, without being one.
+  std::atomic<uint32_t> attention;
   // Simulated time at which the server last released the rank other than by
   // a reply (a PMI answer), and a counter the rank's clock watches for it.
   std::atomic<uint32_t> release_generation;

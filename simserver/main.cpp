@@ -2,6 +2,7 @@
 // talk to. Started by s4bxi-run (same command line plus the preload library).
 #include "job/job_control.hpp"
 #include "job/rank_processes.hpp"
+#include "job/rank_watcher.hpp"
 #include "launch_options.hpp"
 #include "model_options.hpp"
 #include "nic/nic.hpp"
@@ -187,13 +188,16 @@ int main(int argc, char** argv)
   } catch (const std::exception& e) {
     usage_error(e.what());
   }
-  pmi::Server pmi(world, control, processes.pmi_sockets());
-  if (trace::active != nullptr) {
-    std::vector<pid_t> os_pids;
-    for (unsigned r = 0; r < launch->ranks; ++r)
-      os_pids.push_back(processes.pid(r));
-    trace::active->set_processes(os_pids);
+  std::vector<ipc::Channel*> channels;
+  std::vector<pid_t> os_pids;
+  for (unsigned r = 0; r < launch->ranks; ++r) {
+    channels.push_back(processes.channel(r));
+    os_pids.push_back(processes.pid(r));
   }
+  job::RankWatcher watcher(processes.pmi_sockets(), os_pids, std::move(channels));
+  pmi::Server pmi(world, control, processes.pmi_sockets(), watcher);
+  if (trace::active != nullptr)
+    trace::active->set_processes(os_pids);
   for (unsigned r = 0; r < launch->ranks; ++r) {
     world.ranks[r].os_pid = processes.pid(r);
     world.ranks[r].channel = processes.channel(r);

@@ -8,6 +8,8 @@
 #include <simgrid/s4u/Host.hpp>
 #include <xbt/log.h>
 
+#include <cstdio>
+
 XBT_LOG_NEW_DEFAULT_CATEGORY(s4bxi_proxy, "Rank proxy actors: the server side of each rank's channel");
 
 namespace s4u = simgrid::s4u;
@@ -33,30 +35,53 @@ std::string describe_call(const ipc::Request& request)
   }
 }
 
+// The process's peak resident memory (VmHWM), or -1. Read while it waits for
+// the answer to its exit call: once it has ended, /proc no longer says.
+long peak_resident_kb(pid_t pid)
+{
+  FILE* status = std::fopen(("/proc/" + std::to_string(pid) + "/status").c_str(), "r");
+  if (status == nullptr)
+    return -1;
+  long kb = -1;
+  char line[256];
+  while (std::fgets(line, sizeof line, status) != nullptr)
+    if (std::sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+      break;
+  std::fclose(status);
+  return kb;
+}
+
 } // namespace
 
 RankProxy::Wake RankProxy::wait_for_request()
 {
   ipc::Channel* channel = world_.processes->channel(rank_);
-  // Wake up now and then to notice a process that died without a word, or Ctrl-C.
+  // A safety net: the rank watcher tells a process's end at once (pidfd), but
+  // a kernel without pidfds, or Ctrl-C, are noticed here.
   const timespec liveness_period{0, 20'000'000};
-  while (not ipc::wait_for_ring(channel->request_bell, requests_seen_, spin_, &liveness_period,
-                                &channel->pmi_pending)) {
+  while (true) {
+    const bool woken =
+        ipc::wait_for_ring(channel->request_bell, requests_seen_, spin_, &liveness_period, &channel->attention);
+    if ((channel->attention.load() & ipc::kAttentionPmi) != 0) {
+      channel->attention.fetch_and(~ipc::kAttentionPmi);
+      return Wake::Pmi; // a request rung meanwhile stays pending for the next wait
+    }
+    if (channel->request_bell.current() != requests_seen_) {
+      requests_seen_ = channel->request_bell.current();
+      return Wake::Request;
+    }
+    if (woken)
+      channel->attention.fetch_and(~ipc::kAttentionEnded);
     control_.check_interrupt();
     if (auto end = world_.processes->poll_exit(rank_)) {
       // It may have rung just before dying.
       if (channel->request_bell.current() != requests_seen_)
-        break;
+        continue;
       ended(*end);
       return Wake::Ended;
     }
   }
-  if (channel->pmi_pending.exchange(0) != 0)
-    return Wake::Pmi; // a request rung meanwhile stays pending for the next wait
-  requests_seen_ = channel->request_bell.current();
-  return Wake::Request;
 }
-
 
 void RankProxy::inject_compute(uint64_t compute_ns)
 {
@@ -124,6 +149,7 @@ void RankProxy::operator()()
     inject_compute(request.compute_ns);
     if (request.op == ipc::Op::Exit) {
       rank.current_call = "exit";
+      rank.stats.max_rss_kb = peak_resident_kb(rank.os_pid);
       reply(ipc::Reply{});
       continue; // the next thing we see should be the process's end
     }

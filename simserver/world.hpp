@@ -30,6 +30,7 @@ struct RankStatistics {
   uint64_t portals_calls = 0;
   uint64_t bytes_sent = 0;
   uint64_t events_written = 0; // full and counting events the NIC wrote into the rank's memory (PCIe)
+  long max_rss_kb = -1;        // peak resident memory of the process (VmHWM) when it exited; -1: unknown
 };
 
 // Portals node and process ids start at 1: 0 is PTL_NID_ANY and PTL_PID_ANY

@@ -116,16 +116,16 @@ void JobControl::write_report(int status) const
   getrusage(RUSAGE_SELF, &server_usage);
   long rank_rss_max = 0;
   double rank_rss_sum = 0;
-  size_t ranks_reaped = 0;
-  for (unsigned i = 0; i < world_.ranks.size(); ++i)
-    if (const auto& end = world_.processes->termination(i)) {
-      rank_rss_max = std::max(rank_rss_max, end->max_rss_kb);
-      rank_rss_sum += static_cast<double>(end->max_rss_kb);
-      ranks_reaped++;
+  size_t ranks_measured = 0;
+  for (const auto& rank : world_.ranks)
+    if (rank.stats.max_rss_kb >= 0) {
+      rank_rss_max = std::max(rank_rss_max, rank.stats.max_rss_kb);
+      rank_rss_sum += static_cast<double>(rank.stats.max_rss_kb);
+      ranks_measured++;
     }
   out << "  \"memory\": {\"server_max_rss_kb\": " << server_usage.ru_maxrss
       << ", \"rank_max_rss_kb\": " << rank_rss_max
-      << ", \"rank_mean_max_rss_kb\": " << (ranks_reaped > 0 ? rank_rss_sum / static_cast<double>(ranks_reaped) : 0)
+      << ", \"rank_mean_max_rss_kb\": " << (ranks_measured > 0 ? rank_rss_sum / static_cast<double>(ranks_measured) : 0)
       << "},\n";
   out << "  \"totals\": {\"compute_s\": " << totals.compute_s << ", \"wait_s\": " << totals.wait_s
       << ", \"poll_s\": " << totals.poll_s << ", \"portals_calls\": " << totals.portals_calls
@@ -138,7 +138,12 @@ void JobControl::write_report(int status) const
     const auto& end = world_.processes->termination(static_cast<unsigned>(i));
     out << "    {\"rank\": " << rank.rank << ", \"node\": " << rank.node << ", \"exit_status\": ";
     if (end)
-      out << end->shell_status() << ", \"max_rss_kb\": " << end->max_rss_kb;
+      out << end->shell_status();
+    else
+      out << "null";
+    out << ", \"max_rss_kb\": ";
+    if (rank.stats.max_rss_kb >= 0)
+      out << rank.stats.max_rss_kb;
     else
       out << "null";
     out << ", \"compute_s\": " << rank.stats.compute_s << ", \"wait_s\": " << rank.stats.wait_s

@@ -1,6 +1,7 @@
 #include "rank_processes.hpp"
 
 #include <cerrno>
+#include <sched.h>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
@@ -9,7 +10,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,25 +64,69 @@ std::string prepend_preload(const std::string& library)
   return library + ":" + existing;
 }
 
-// In the child, between fork and exec: only async-signal-safe work that cannot
-// fail silently; an exec failure is reported through `report_fd`.
-[[noreturn]] void exec_rank(const LaunchSpec& spec, const std::vector<std::string>& environment,
-                            ipc::Channel* channel, pid_t server, int report_fd, int pmi_fd)
+// The whole environment of a rank: the server's, with `overrides` (NAME=value)
+// replacing variables of the same name.
+std::vector<std::string> rank_environment(const std::vector<std::string>& overrides)
 {
+  std::vector<std::string> result;
+  auto overridden = [&overrides](const char* variable) {
+    const char* equals = std::strchr(variable, '=');
+    const size_t name_length = equals != nullptr ? static_cast<size_t>(equals - variable) : std::strlen(variable);
+    for (const auto& o : overrides)
+      if (o.size() > name_length && o[name_length] == '=' && o.compare(0, name_length, variable, name_length) == 0)
+        return true;
+    return false;
+  };
+  for (char** variable = environ; *variable != nullptr; ++variable)
+    if (not overridden(*variable))
+      result.emplace_back(*variable);
+  result.insert(result.end(), overrides.begin(), overrides.end());
+  return result;
+}
+
+// What the child needs between clone and exec, all prepared by the server:
+// the child shares the server's memory and must not allocate.
+struct ExecPlan {
+  char* const* argv;
+  char* const* envp;
+  ipc::Channel* channel;
+  pid_t server;
+  int pmi_fd;
+  sigset_t signal_mask; // the server's, for the program
+  int exec_error;       // written by the child when exec fails
+};
+
+void signal_default(int signal)
+{
+  struct sigaction action {};
+  action.sa_handler = SIG_DFL;
+  sigaction(signal, &action, nullptr);
+}
+
+// The rank's first instructions, on its own small stack in the server's
+// address space (CLONE_VM | CLONE_VFORK, as posix_spawn does it): the server
+// is suspended until exec, and no page table is copied. A fork() would copy the
+// server's page tables for every rank, a cost that grows with the platform
+// and the number of ranks already started (start-up quadratic in the ranks).
+int exec_rank(void* argument)
+{
+  auto* plan = static_cast<ExecPlan*>(argument);
+  // Signals are blocked (the server's handlers must not run on this stack);
+  // the ones it catches get their default action back before they are unblocked.
+  for (int signal = 1; signal < NSIG; ++signal) {
+    struct sigaction current {};
+    if (sigaction(signal, nullptr, &current) == 0 && current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN)
+      signal_default(signal);
+  }
+  sigprocmask(SIG_SETMASK, &plan->signal_mask, nullptr);
   prctl(PR_SET_PDEATHSIG, SIGKILL); // no orphan rank if the server dies
-  if (getppid() != server)
+  if (getppid() != plan->server)
     _exit(127);
-  fcntl(pmi_fd, F_SETFD, 0); // the rank's PMI socket survives exec
-  channel->owner_pid.store(getpid(), std::memory_order_release);
-  for (const auto& variable : environment)
-    putenv(const_cast<char*>(variable.c_str()));
-  std::vector<char*> argv;
-  for (const auto& arg : spec.argv)
-    argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  execvp(argv[0], argv.data());
-  int error = errno;
-  [[maybe_unused]] auto written = write(report_fd, &error, sizeof error);
+  fcntl(plan->pmi_fd, F_SETFD, 0); // the rank's PMI socket survives exec
+  // The child's pid: the process that will use this channel.
+  plan->channel->owner_pid.store(static_cast<int32_t>(syscall(SYS_getpid)), std::memory_order_release);
+  execvpe(plan->argv[0], plan->argv, plan->envp);
+  plan->exec_error = errno;
   _exit(127);
 }
 
@@ -96,6 +141,12 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
     std::string& list = node_ranks[spec.rank_hosts[rank]];
     list += (list.empty() ? "" : ",") + std::to_string(rank);
   }
+  std::vector<char*> argv;
+  for (const auto& arg : spec.argv)
+    argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  // The stack of each child until its exec (execvpe's search of PATH uses it).
+  std::vector<char> child_stack(256 * 1024);
   for (unsigned rank = 0; rank < count_; ++rank) {
     std::vector<std::string> environment = {
         preload,
@@ -124,31 +175,27 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
       throw std::runtime_error(std::string("cannot create a PMI socket: ") + strerror(errno));
     pmi_sockets_.push_back(pmi[0]);
     environment.push_back("PMI_FD=" + std::to_string(pmi[1]));
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) != 0)
-      throw std::runtime_error(std::string("cannot create a pipe: ") + strerror(errno));
-    pid_t pid = fork();
+    const std::vector<std::string> full_environment = rank_environment(environment);
+    std::vector<char*> envp;
+    for (const auto& variable : full_environment)
+      envp.push_back(const_cast<char*>(variable.c_str()));
+    envp.push_back(nullptr);
+    ExecPlan plan{argv.data(), envp.data(), channel(rank), server, pmi[1], {}, 0};
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &plan.signal_mask);
+    pid_t pid = clone(exec_rank, child_stack.data() + child_stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
+    pthread_sigmask(SIG_SETMASK, &plan.signal_mask, nullptr);
     if (pid < 0) {
-      close(report[0]);
-      close(report[1]);
       kill_all();
-      throw std::runtime_error(std::string("cannot fork rank ") + std::to_string(rank) + ": " + strerror(errno));
+      throw std::runtime_error(std::string("cannot start rank ") + std::to_string(rank) + ": " + strerror(errno));
     }
-    if (pid == 0) {
-      close(report[0]);
-      exec_rank(spec, environment, channel(rank), server, report[1], pmi[1]);
-    }
+    // Here the child has called exec, or exited.
     pids_[rank] = pid;
     close(pmi[1]);
-    close(report[1]);
-    int exec_error = 0;
-    ssize_t got;
-    do
-      got = read(report[0], &exec_error, sizeof exec_error);
-    while (got < 0 && errno == EINTR);
-    close(report[0]);
-    if (got == static_cast<ssize_t>(sizeof exec_error)) {
+    if (plan.exec_error != 0) {
       kill_all();
+      const int exec_error = plan.exec_error;
       throw std::runtime_error("cannot execute '" + spec.argv[0] + "': " + strerror(exec_error));
     }
   }
@@ -156,12 +203,11 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
 
 namespace {
 
-Termination termination_of(int status, const struct rusage& usage)
+Termination termination_of(int status)
 {
   Termination end;
   end.signaled = WIFSIGNALED(status);
   end.code = end.signaled ? WTERMSIG(status) : WEXITSTATUS(status);
-  end.max_rss_kb = usage.ru_maxrss;
   return end;
 }
 
@@ -172,11 +218,10 @@ std::optional<Termination> RankProcesses::poll_exit(unsigned rank)
   if (ended_[rank] || pids_[rank] <= 0)
     return ended_[rank];
   int status = 0;
-  struct rusage usage {};
-  pid_t got = wait4(pids_[rank], &status, WNOHANG, &usage);
+  pid_t got = waitpid(pids_[rank], &status, WNOHANG);
   if (got != pids_[rank])
     return std::nullopt;
-  ended_[rank] = termination_of(status, usage);
+  ended_[rank] = termination_of(status);
   return ended_[rank];
 }
 
@@ -185,12 +230,11 @@ Termination RankProcesses::wait_exit(unsigned rank)
   if (ended_[rank])
     return *ended_[rank];
   int status = 0;
-  struct rusage usage {};
   pid_t got;
   do
-    got = wait4(pids_[rank], &status, 0, &usage);
+    got = waitpid(pids_[rank], &status, 0);
   while (got < 0 && errno == EINTR);
-  ended_[rank] = termination_of(status, usage);
+  ended_[rank] = termination_of(status);
   return *ended_[rank];
 }
 

@@ -21,11 +21,10 @@ struct LaunchSpec {
   std::vector<std::string> rank_hosts;
 };
 
-// How a process ended, as wait4 reported it.
+// How a process ended, as waitpid reported it.
 struct Termination {
   bool signaled = false;
   int code = 0; // exit status, or signal number when `signaled`
-  long max_rss_kb = 0; // its peak resident memory
   [[nodiscard]] int shell_status() const { return signaled ? 128 + code : code; }
   [[nodiscard]] std::string describe() const;
 };

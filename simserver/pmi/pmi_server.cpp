@@ -25,7 +25,7 @@ constexpr unsigned kKeyMax = 256;
 constexpr unsigned kValueMax = 1024;
 } // namespace
 
-Server::Server(World& world, job::JobControl& control, std::vector<int> sockets)
+Server::Server(World& world, job::JobControl& control, std::vector<int> sockets, job::RankWatcher& watcher)
     : world_(world)
     , control_(control)
     , sockets_(sockets)
@@ -34,11 +34,8 @@ Server::Server(World& world, job::JobControl& control, std::vector<int> sockets)
     , kvs_name_("kvs_" + std::to_string(getpid()) + "_0")
     , mutex_(simgrid::s4u::Mutex::create())
     , barrier_done_(simgrid::s4u::ConditionVariable::create())
+    , watcher_(watcher)
 {
-  std::vector<ipc::Channel*> channels;
-  for (unsigned rank = 0; rank < sockets.size(); ++rank)
-    channels.push_back(world.processes->channel(rank));
-  watcher_ = std::make_unique<Watcher>(std::move(sockets), std::move(channels));
 }
 
 void Server::answer(unsigned rank, const std::string& line)
@@ -84,7 +81,7 @@ void Server::serve(unsigned rank)
     handle(rank, *command);
   }
   if (not closed_[rank])
-    watcher_->rearm(rank);
+    watcher_.rearm_pmi(rank);
 }
 
 void Server::handle(unsigned rank, const Command& command)

@@ -1,12 +1,12 @@
 // The PMI-1 service of the run: one key-value space for the job, a barrier
 // that completes in simulated time when the last rank reaches it, and the
-// other PMI-1 commands. Served by each rank's proxy actor when the watcher
-// says the rank wrote to its PMI socket.
+// other PMI-1 commands. Served by each rank's proxy actor when the rank
+// watcher says the rank wrote to its PMI socket.
 #pragma once
 
 #include "../job/job_control.hpp"
+#include "../job/rank_watcher.hpp"
 #include "../world.hpp"
-#include "pmi_watcher.hpp"
 #include "pmi_wire.hpp"
 
 #include <simgrid/s4u/ConditionVariable.hpp>
@@ -21,7 +21,7 @@ namespace s4bxi::pmi {
 
 class Server {
 public:
-  Server(World& world, job::JobControl& control, std::vector<int> sockets);
+  Server(World& world, job::JobControl& control, std::vector<int> sockets, job::RankWatcher& watcher);
 
   // Reads what `rank` wrote and answers every complete command. May block in
   // simulated time (barrier). Called from the rank's proxy actor.
@@ -45,7 +45,7 @@ private:
   uint64_t barrier_generation_ = 0;
   simgrid::s4u::MutexPtr mutex_;
   simgrid::s4u::ConditionVariablePtr barrier_done_;
-  std::unique_ptr<Watcher> watcher_;
+  job::RankWatcher& watcher_;
 };
 
 } // namespace s4bxi::pmi

@@ -56,9 +56,16 @@ TEST_F(Programs, InvalidArgumentsReturnSpecifiedCodes)
 
 // PMI_RANK/PMI_SIZE, the rank map and round-robin placement on the default
 // platform (2 nodes).
+// The ranks also get the launcher's environment (a variable of the test's),
+// with the emulator's own variables replacing any of the same name (a stale
+// PMI_RANK), no blocked signal and no caught signal.
 TEST_F(Programs, RankIdentityAndPlacement)
 {
-    auto r = run({"-n", "2", program("rank_env"), "--nodes=2"});
+    setenv("S4BXI_TEST_INHERITED", "yes", 1);
+    setenv("PMI_RANK", "77", 1);
+    auto r = run({"-n", "2", program("rank_env"), "--nodes=2", "--expect-inherited"});
+    unsetenv("S4BXI_TEST_INHERITED");
+    unsetenv("PMI_RANK");
     expect_all_passed(r, "rank_env", 2);
 }
 

@@ -5,19 +5,49 @@
  * round-robin over K nodes (rank r shares its nid with rank r mod K only);
  * with "--block=P" ranks are placed P per node (rank r on node r / P).
  * A barrier proves every rank can reach every other.
+ * The process starts as after a plain fork and exec of the launcher: no
+ * signal blocked, the signals the emulator catches at their default action,
+ * the launcher's environment with the emulator's variables.
  */
 #include "e2e_common.h"
 
+#include <signal.h>
+
+static void check_process_state(int expect_inherited)
+{
+    sigset_t blocked;
+    sigprocmask(SIG_SETMASK, NULL, &blocked);
+    for (int signal = 1; signal < NSIG; ++signal)
+        if (signal < SIGRTMIN || signal > SIGRTMAX)
+            E2E_CHECK(!sigismember(&blocked, signal), "signal %d is blocked at start", signal);
+    int caught[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE};
+    for (size_t i = 0; i < sizeof caught / sizeof caught[0]; ++i) {
+        struct sigaction action;
+        sigaction(caught[i], NULL, &action);
+        E2E_CHECK(action.sa_handler == SIG_DFL, "signal %d is not at its default action", caught[i]);
+    }
+    const char *path = getenv("PATH");
+    E2E_CHECK(path != NULL && *path != '\0', "PATH is not passed on");
+    const char *from_launcher = getenv("S4BXI_TEST_INHERITED");
+    if (expect_inherited)
+        E2E_CHECK(from_launcher != NULL && strcmp(from_launcher, "yes") == 0,
+                  "S4BXI_TEST_INHERITED is '%s', not the launcher's 'yes'",
+                  from_launcher ? from_launcher : "unset");
+}
+
 int main(int argc, char **argv)
 {
-    int nodes = 0, block = 0;
+    int nodes = 0, block = 0, expect_inherited = 0;
     for (int i = 1; i < argc; ++i) {
         if (strncmp(argv[i], "--nodes=", 8) == 0)
             nodes = atoi(argv[i] + 8);
         if (strncmp(argv[i], "--block=", 8) == 0)
             block = atoi(argv[i] + 8);
+        if (strcmp(argv[i], "--expect-inherited") == 0)
+            expect_inherited = 1;
     }
 
+    check_process_state(expect_inherited);
     ptl_handle_ni_t ni = e2e_init(NULL);
     const char *env_rank = getenv("PMI_RANK");
     const char *env_size = getenv("PMI_SIZE");

@@ -1,0 +1,92 @@
+#include "rank_watcher.hpp"
+
+#include <stdexcept>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace s4bxi::job {
+
+namespace {
+
+constexpr uint32_t kStop = UINT32_MAX;
+// In an epoll tag: the rank's process ended (else: its PMI socket has data).
+constexpr uint32_t kExitTag = 0x80000000U;
+
+int pidfd_of(pid_t pid)
+{
+  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+}
+
+} // namespace
+
+RankWatcher::RankWatcher(std::vector<int> pmi_sockets, const std::vector<pid_t>& pids,
+                         std::vector<ipc::Channel*> channels)
+    : sockets_(std::move(pmi_sockets)), channels_(std::move(channels))
+{
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  stop_fd_ = eventfd(0, EFD_CLOEXEC);
+  if (epoll_fd_ < 0 || stop_fd_ < 0)
+    throw std::runtime_error("cannot create the rank watcher's descriptors");
+  epoll_event stop{};
+  stop.events = EPOLLIN;
+  stop.data.u32 = kStop;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, stop_fd_, &stop);
+  for (unsigned rank = 0; rank < sockets_.size(); ++rank)
+    rearm_pmi(rank);
+  // A pidfd is readable once its process has ended (it can then be reaped).
+  // One-shot: it stays readable, and an end is told once.
+  for (unsigned rank = 0; rank < pids.size(); ++rank) {
+    pidfds_.push_back(pidfd_of(pids[rank]));
+    if (pidfds_.back() < 0)
+      continue; // the proxy's liveness check still notices the end
+    epoll_event event{};
+    event.events = EPOLLIN | EPOLLONESHOT;
+    event.data.u32 = rank | kExitTag;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, pidfds_.back(), &event);
+  }
+  thread_ = std::thread([this] { run(); });
+}
+
+RankWatcher::~RankWatcher()
+{
+  uint64_t one = 1;
+  [[maybe_unused]] auto written = write(stop_fd_, &one, sizeof one);
+  if (thread_.joinable())
+    thread_.join();
+  for (int fd : pidfds_)
+    if (fd >= 0)
+      close(fd);
+  close(stop_fd_);
+  close(epoll_fd_);
+}
+
+void RankWatcher::rearm_pmi(unsigned rank)
+{
+  // One-shot: after a notification the socket stays quiet until the proxy
+  // has consumed the data and re-arms it.
+  epoll_event event{};
+  event.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT;
+  event.data.u32 = rank;
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, sockets_[rank], &event) != 0)
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, sockets_[rank], &event);
+}
+
+void RankWatcher::run()
+{
+  epoll_event events[16];
+  while (true) {
+    int count = epoll_wait(epoll_fd_, events, 16, -1);
+    for (int i = 0; i < count; ++i) {
+      const uint32_t tag = events[i].data.u32;
+      if (tag == kStop)
+        return;
+      const uint32_t rank = tag & ~kExitTag;
+      ipc::wake_without_ringing(channels_[rank]->request_bell, channels_[rank]->attention,
+                                (tag & kExitTag) != 0 ? ipc::kAttentionEnded : ipc::kAttentionPmi);
+    }
+  }
+}
+
+} // namespace s4bxi::job

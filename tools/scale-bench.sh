@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# How the emulator's cost grows with the number of ranks (issue 8's table):
+# for each rank count, the wall time per simulated 8 B Put in a ring where every
+# rank Puts to the next (bench/put_ring.c), start-up plus teardown per rank (the
+# same program with no round), and peak resident memory of the server and of a
+# rank, from the run's report. The raw futex and spin ping-pongs of the same run
+# say what one process wake-up costs on this machine right now.
+# Not a test: the figures depend on the machine and its load.
+# Usage: tools/scale-bench.sh [rank counts...]   (default: 2 16 64 256 1024)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+counts=("$@")
+[ ${#counts[@]} -gt 0 ] || counts=(2 16 64 256 1024)
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+cmake --build build -j"$(nproc)" --target s4bxi-run put_ring futex_pingpong > /dev/null
+run=build/bin/s4bxi-run
+work=$(mktemp -d /tmp/s4bxi-scale.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+now() { date +%s.%N; }
+
+# A two-level fat tree with one node per rank (k x k nodes, k >= 2).
+platform_for() {
+  local ranks=$1 k=2
+  while [ $((k * k)) -lt "$ranks" ]; do k=$((k * 2)); done
+  echo "fattree:2;$k,$k;1,$k;1,1"
+}
+
+build/bench/futex_pingpong 100000 > "$work/futex"
+futex=$(awk '/futex-only/ { print $4 }' "$work/futex")
+spin=$(awk '/spin-then-futex/ { print $4 }' "$work/futex")
+printf "raw round trips on this machine now: futex %.2f us, spin-then-futex %.2f us\n" "$futex" "$spin"
+printf "%7s | %13s %10s | %11s %12s | %12s %12s\n" ranks "wall/Put us" "x futex" "start+end s" "per rank ms" "server MiB" "rank MiB"
+for ranks in "${counts[@]}"; do
+  platform=$(platform_for "$ranks")
+  # About 20,000 simulated Puts per measurement, at least 4 rounds.
+  rounds=$((20000 / ranks)); [ "$rounds" -ge 4 ] || rounds=4
+  start=$(now)
+  "$run" -n "$ranks" --platform "$platform" --cfg=s4bxi/compute:none --report "$work/empty.json" \
+    build/bench/put_ring 0 > /dev/null 2>&1
+  end=$(now)
+  "$run" -n "$ranks" --platform "$platform" --cfg=s4bxi/compute:none --report "$work/ring.json" \
+    build/bench/put_ring "$rounds" 8 > "$work/ring.out" 2> "$work/ring.err" || { cat "$work/ring.err"; exit 1; }
+  per_put=$(sed -n 's/.*wall \([0-9.]*\) us per simulated Put/\1/p' "$work/ring.out")
+  server_kb=$(sed -n 's/.*"server_max_rss_kb": \([0-9]*\).*/\1/p' "$work/ring.json")
+  rank_kb=$(sed -n 's/.*"rank_mean_max_rss_kb": \([0-9.]*\).*/\1/p' "$work/ring.json")
+  awk -v n="$ranks" -v p="$per_put" -v f="$futex" -v s="$start" -v e="$end" -v sk="$server_kb" -v rk="$rank_kb" \
+    'BEGIN { printf "%7d | %13.1f %10.2f | %11.2f %12.2f | %12.1f %12.2f\n", n, p, p / f, e - s, (e - s) * 1000 / n, sk / 1024, rk / 1024 }'
+done
