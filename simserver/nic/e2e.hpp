@@ -31,6 +31,7 @@
 #include <list>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 namespace s4bxi::nic {
@@ -65,12 +66,15 @@ struct PeerE2e {
   [[nodiscard]] uint64_t floor() const { return unacked.empty() ? next_seq : unacked.begin()->first; }
 };
 
+// Per peer node, only for the peers a NIC has exchanged messages with: dense
+// tables would cost every NIC an entry per node of the platform (O(nodes^2)
+// in all, 160 MiB at 1,024 nodes).
 struct E2eState {
-  std::vector<PeerE2e> peers;          // sender side, by destination node
-  std::vector<SequenceWindow> windows; // receiver side, by source node
+  std::unordered_map<uint32_t, PeerE2e> peers;          // sender side, by destination node
+  std::unordered_map<uint32_t, SequenceWindow> windows; // receiver side, by source node
   // Receiver side, by source node: the response sent for each request (by its
   // sequence number), kept until acknowledged, to answer a duplicate request.
-  std::vector<std::map<uint64_t, MessagePtr>> answers;
+  std::unordered_map<uint32_t, std::map<uint64_t, MessagePtr>> answers;
   E2eEntries fifo;           // sent and unacknowledged, by deadline
   E2eEntries retransmitting; // timed out, queued for TX again
   simgrid::s4u::SemaphorePtr wake;              // the E2E actor waits on it

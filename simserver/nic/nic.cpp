@@ -60,10 +60,6 @@ Nic::Nic(World& world, const platform::Node& node, std::shared_ptr<Faults> fault
       inboxes_[vn].push_back(s4u::Mailbox::by_name(node.nic->get_name() + "_vn" + std::to_string(vn) +
                                                    (lane > 0 ? "." + std::to_string(lane) : "")));
   }
-  const size_t nodes = world.nodes.size();
-  e2e_.peers.resize(nodes);
-  e2e_.windows.resize(nodes);
-  e2e_.answers.resize(nodes);
   e2e_.wake = s4u::Semaphore::create(0);
 }
 
