@@ -64,8 +64,16 @@ inline constexpr unsigned kYieldPeriod = 64;
 // non-zero: another party flagged something and woke the bell's futex without
 // ringing (see wake_without_ringing). Returns false if `timeout` elapsed first
 // (nullptr: no timeout). Spurious futex wake-ups are absorbed here.
+// Spinning pays only while `*word == value` (e.g. while the server serves
+// this very waiter); otherwise the waiter sleeps at once.
+struct SpinCondition {
+  const std::atomic<uint32_t>* word;
+  uint32_t value;
+  [[nodiscard]] bool holds() const { return word->load(std::memory_order_relaxed) == value; }
+};
+
 inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, const timespec* timeout,
-                          const std::atomic<uint32_t>* interrupt = nullptr)
+                          const std::atomic<uint32_t>* interrupt = nullptr, const SpinCondition* spin_while = nullptr)
 {
   auto interrupted = [interrupt] { return interrupt != nullptr && interrupt->load(std::memory_order_acquire) != 0; };
   for (unsigned i = 0; i < budget.iterations(); ++i) {
@@ -73,7 +81,7 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
       budget.answered_while_spinning();
       return true;
     }
-    if (bell.sleep_hint.load(std::memory_order_relaxed) != 0)
+    if (bell.sleep_hint.load(std::memory_order_relaxed) != 0 || (spin_while != nullptr && not spin_while->holds()))
       break;
     // On a loaded machine the peer may be waiting for our very CPU: give it
     // now and then, so that spinning never delays the answer it waits for.
@@ -82,7 +90,7 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
     else
       cpu_relax();
   }
-  if (bell.sleep_hint.load(std::memory_order_relaxed) == 0)
+  if (bell.sleep_hint.load(std::memory_order_relaxed) == 0 && (spin_while == nullptr || spin_while->holds()))
     budget.had_to_sleep();
   while (true) {
     bell.sleeping.store(1, std::memory_order_seq_cst);

@@ -36,6 +36,12 @@ struct SegmentHeader {
   uint64_t channels_offset;
   uint64_t channel_stride;
   ClockConfig clock;
+  // The rank whose proxy runs now: the only one whose answer can come before
+  // the server waits on another process. With more ranks than cores
+  // (`only_served_rank_spins`), every other rank waiting for an answer
+  // sleeps instead of spinning on a CPU that the running rank and the server need.
+  alignas(64) std::atomic<uint32_t> served_rank;
+  uint32_t only_served_rank_spins;
 };
 
 inline constexpr uint32_t kAttentionPmi = 1;

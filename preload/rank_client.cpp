@@ -26,6 +26,7 @@ std::atomic<bool> explained{false};
 int segment_fd = -1;
 ipc::SegmentHeader* header = nullptr;
 ipc::Channel* channel = nullptr;
+uint32_t channel_rank = 0;
 ipc::HelloResult hello_result{};
 
 // Serializes the threads of the process on the single channel; also guards
@@ -71,7 +72,10 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   uint32_t seen = channel->reply_bell.current();
   channel->request = request;
   channel->request_bell.ring();
-  ipc::wait_for_ring(channel->reply_bell, seen, spin_budget, nullptr);
+  // With more ranks than cores, spin only while the server still serves us.
+  const ipc::SpinCondition served{&header->served_rank, channel_rank};
+  ipc::wait_for_ring(channel->reply_bell, seen, spin_budget, nullptr, nullptr,
+                     header->only_served_rank_spins != 0 ? &served : nullptr);
   reply = channel->reply;
   // Read after the wait, so that neither the spinning nor the time blocked
   // counts as compute.
@@ -135,6 +139,7 @@ ipc::Channel* find_channel(const char* fd_text, const char* rank_text, const cha
   // their copy (on_fork_child).
   segment_fd = static_cast<int>(fd);
   header = head;
+  channel_rank = static_cast<uint32_t>(rank);
   return mine;
 }
 

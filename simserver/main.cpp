@@ -19,6 +19,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <thread>
 #include <unistd.h>
 
@@ -146,8 +147,18 @@ int main(int argc, char** argv)
   clock.cpu_threshold_s = options::cpu_threshold_s();
   clock.realtime_epoch_ns = static_cast<int64_t>(options::realtime_epoch_s() * 1e9);
   clock.monotonic_origin_ns = static_cast<int64_t>(options::uptime_s() * 1e9);
-  job::RankProcesses processes(launch->ranks, clock);
+  std::unique_ptr<job::RankProcesses> owned_processes;
+  try {
+    owned_processes = std::make_unique<job::RankProcesses>(launch->ranks, clock);
+  } catch (const std::exception& e) {
+    usage_error(e.what());
+  }
+  job::RankProcesses& processes = *owned_processes;
   world.processes = &processes;
+  // More ranks than cores: a rank that waits for an answer while the server
+  // serves another one sleeps (ipc/segment.hpp).
+  const bool oversubscribed = launch->ranks > std::thread::hardware_concurrency();
+  processes.header()->only_served_rank_spins = oversubscribed ? 1 : 0;
 
   world.ranks.resize(launch->ranks);
   std::vector<uint32_t> next_pid(world.nodes.size(), kFirstPid);
@@ -194,14 +205,19 @@ int main(int argc, char** argv)
     channels.push_back(processes.channel(r));
     os_pids.push_back(processes.pid(r));
   }
-  job::RankWatcher watcher(processes.pmi_sockets(), os_pids, std::move(channels));
-  pmi::Server pmi(world, control, processes.pmi_sockets(), watcher);
+  std::unique_ptr<job::RankWatcher> watcher;
+  try {
+    watcher = std::make_unique<job::RankWatcher>(processes.pmi_sockets(), os_pids, std::move(channels));
+  } catch (const std::exception& e) {
+    control.finish(1, e.what());
+  }
+  pmi::Server pmi(world, control, processes.pmi_sockets(), *watcher);
   if (trace::active != nullptr)
     trace::active->set_processes(os_pids);
   for (unsigned r = 0; r < launch->ranks; ++r) {
     world.ranks[r].os_pid = processes.pid(r);
     world.ranks[r].channel = processes.channel(r);
-    world.ranks[r].sleep_in_long_waits = launch->ranks > std::thread::hardware_concurrency();
+    world.ranks[r].sleep_in_long_waits = oversubscribed;
     s4u::Actor::create("rank" + std::to_string(r), world.nodes[(*node_of)[r]].cpu,
                        [&world, &api, &pmi, &control, r] { RankProxy(world, api, pmi, control, r)(); });
   }

@@ -59,6 +59,8 @@ RankProxy::Wake RankProxy::wait_for_request()
   // A safety net: the rank watcher tells a process's end at once (pidfd), but
   // a kernel without pidfds, or Ctrl-C, are noticed here.
   const timespec liveness_period{0, 20'000'000};
+  // From now on, until its answer, the server waits on this rank alone.
+  world_.processes->header()->served_rank.store(rank_, std::memory_order_relaxed);
   while (true) {
     const bool woken =
         ipc::wait_for_ring(channel->request_bell, requests_seen_, spin_, &liveness_period, &channel->attention);
@@ -107,6 +109,7 @@ void RankProxy::reply(ipc::Reply reply)
   reply.now = s4u::Engine::get_clock();
   channel->reply = reply;
   channel->reply_bell.sleep_hint.store(0, std::memory_order_relaxed);
+  world_.processes->header()->served_rank.store(rank_, std::memory_order_relaxed);
   channel->reply_bell.ring();
 }
 

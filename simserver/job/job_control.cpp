@@ -123,6 +123,9 @@ void JobControl::write_report(int status) const
       rank_rss_sum += static_cast<double>(rank.stats.max_rss_kb);
       ranks_measured++;
     }
+  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  out << "  \"server_cpu_s\": {\"user\": " << seconds(server_usage.ru_utime) << ", \"system\": "
+      << seconds(server_usage.ru_stime) << "},\n";
   out << "  \"memory\": {\"server_max_rss_kb\": " << server_usage.ru_maxrss
       << ", \"rank_max_rss_kb\": " << rank_rss_max
       << ", \"rank_mean_max_rss_kb\": " << (ranks_measured > 0 ? rank_rss_sum / static_cast<double>(ranks_measured) : 0)

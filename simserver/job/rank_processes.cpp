@@ -9,12 +9,19 @@
 #include <stdexcept>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace s4bxi::job {
+
+namespace {
+// The server's own descriptors: standard streams, the segment, SimGrid's,
+// the rank watcher's epoll and eventfd, a report and trace files.
+constexpr rlim_t kDescriptorsBesideRanks = 32;
+} // namespace
 
 std::string Termination::describe() const
 {
@@ -28,6 +35,19 @@ std::string Termination::describe() const
 RankProcesses::RankProcesses(unsigned count, const ipc::ClockConfig& clock)
     : count_(count), pids_(count, -1), ended_(count)
 {
+  // The server holds two descriptors per rank (PMI socket, pidfd): thousands
+  // of ranks need more than the usual soft limit of 1,024. The ranks get the
+  // original limit back (a program may use select()).
+  getrlimit(RLIMIT_NOFILE, &original_open_files_);
+  struct rlimit raised = original_open_files_;
+  raised.rlim_cur = raised.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &raised);
+  getrlimit(RLIMIT_NOFILE, &raised);
+  const rlim_t needed = 2 * static_cast<rlim_t>(count) + kDescriptorsBesideRanks;
+  if (raised.rlim_cur != RLIM_INFINITY && raised.rlim_cur < needed)
+    throw std::runtime_error(std::to_string(count) + " ranks need " + std::to_string(needed) +
+                             " file descriptors in the server (two per rank), the limit is " +
+                             std::to_string(raised.rlim_cur) + "; raise it with ulimit -n");
   // Not close-on-exec: the rank processes inherit it (the preload closes its copy).
   memfd_ = memfd_create("s4bxi-ipc", 0);
   if (memfd_ < 0)
@@ -92,7 +112,8 @@ struct ExecPlan {
   ipc::Channel* channel;
   pid_t server;
   int pmi_fd;
-  sigset_t signal_mask; // the server's, for the program
+  struct rlimit open_files; // the limit the server was started with, for the program
+  sigset_t signal_mask;     // the server's, for the program
   int exec_error;       // written by the child when exec fails
 };
 
@@ -119,6 +140,7 @@ int exec_rank(void* argument)
       signal_default(signal);
   }
   sigprocmask(SIG_SETMASK, &plan->signal_mask, nullptr);
+  setrlimit(RLIMIT_NOFILE, &plan->open_files);
   prctl(PR_SET_PDEATHSIG, SIGKILL); // no orphan rank if the server dies
   if (getppid() != plan->server)
     _exit(127);
@@ -172,7 +194,9 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
     // PMI-1 over a socket, as Hydra-style process managers do it.
     int pmi[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pmi) != 0)
-      throw std::runtime_error(std::string("cannot create a PMI socket: ") + strerror(errno));
+      throw std::runtime_error(
+          std::string("cannot create a PMI socket: ") + strerror(errno) +
+          (errno == EMFILE ? " (the server needs two descriptors per rank; raise the limit with ulimit -n)" : ""));
     pmi_sockets_.push_back(pmi[0]);
     environment.push_back("PMI_FD=" + std::to_string(pmi[1]));
     const std::vector<std::string> full_environment = rank_environment(environment);
@@ -180,7 +204,7 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
     for (const auto& variable : full_environment)
       envp.push_back(const_cast<char*>(variable.c_str()));
     envp.push_back(nullptr);
-    ExecPlan plan{argv.data(), envp.data(), channel(rank), server, pmi[1], {}, 0};
+    ExecPlan plan{argv.data(), envp.data(), channel(rank), server, pmi[1], original_open_files_, {}, 0};
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &plan.signal_mask);

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <vector>
 
@@ -43,6 +44,7 @@ public:
   [[nodiscard]] unsigned count() const { return count_; }
   [[nodiscard]] pid_t pid(unsigned rank) const { return pids_[rank]; }
   [[nodiscard]] ipc::Channel* channel(unsigned rank) const { return ipc::channel_of(segment_, rank); }
+  [[nodiscard]] ipc::SegmentHeader* header() const { return ipc::header_of(segment_); }
   // Server ends of the ranks' PMI sockets (the rank's end is its PMI_FD).
   [[nodiscard]] const std::vector<int>& pmi_sockets() const { return pmi_sockets_; }
 
@@ -63,6 +65,7 @@ private:
   std::vector<pid_t> pids_;
   std::vector<int> pmi_sockets_;
   std::vector<std::optional<Termination>> ended_;
+  struct rlimit original_open_files_ {};
 };
 
 } // namespace s4bxi::job

@@ -124,4 +124,14 @@ TEST_F(Launcher, BadCfgValue)
 }
 
 } // namespace
+// More ranks than the descriptor limit allows (two per rank in the server):
+// one sentence that says what to raise, and no rank left behind.
+TEST_F(Launcher, TooFewFileDescriptorsForTheRanks)
+{
+    auto r = run_command({"/bin/sh", "-c", "ulimit -n 40 && exec \"$0\" \"$@\"", launcher(), "-n", "32",
+                          "--platform", "fattree:2;8,8;1,8;1,1", program("rank_env")});
+    EXPECT_EQ(r.exit_code, 2) << describe(r);
+    EXPECT_TRUE(contains(r.err, "ulimit -n")) << describe(r);
+}
+
 } // namespace e2e
