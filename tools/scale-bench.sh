@@ -5,7 +5,8 @@
 # same program with no round), and peak resident memory of the server and of a
 # rank, from the run's report. The raw futex and spin ping-pongs of the same run
 # say what one process wake-up costs on this machine right now.
-# Not a test: the figures depend on the machine and its load.
+# Not a test: the figures depend on the machine and its load; the wall time
+# per Put is the median of three runs (one above 1,024 ranks).
 # Usage: tools/scale-bench.sh [rank counts...]   (default: 2 16 64 256 1024)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,7 @@ work=$(mktemp -d /tmp/s4bxi-scale.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 now() { date +%s.%N; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # A two-level fat tree with one node per rank (k x k nodes, k >= 2).
 platform_for() {
@@ -40,9 +42,14 @@ for ranks in "${counts[@]}"; do
   "$run" -n "$ranks" --platform "$platform" --cfg=s4bxi/compute:none --report "$work/empty.json" \
     build/bench/put_ring 0 > /dev/null 2>&1
   end=$(now)
-  "$run" -n "$ranks" --platform "$platform" --cfg=s4bxi/compute:none --report "$work/ring.json" \
-    build/bench/put_ring "$rounds" 8 > "$work/ring.out" 2> "$work/ring.err" || { cat "$work/ring.err"; exit 1; }
-  per_put=$(sed -n 's/.*wall \([0-9.]*\) us per simulated Put/\1/p' "$work/ring.out")
+  repeats=3; [ "$ranks" -le 1024 ] || repeats=1
+  : > "$work/per_put"
+  for _ in $(seq "$repeats"); do
+    "$run" -n "$ranks" --platform "$platform" --cfg=s4bxi/compute:none --report "$work/ring.json" \
+      build/bench/put_ring "$rounds" 8 > "$work/ring.out" 2> "$work/ring.err" || { cat "$work/ring.err"; exit 1; }
+    sed -n 's/.*wall \([0-9.]*\) us per simulated Put/\1/p' "$work/ring.out" >> "$work/per_put"
+  done
+  per_put=$(median < "$work/per_put")
   server_kb=$(sed -n 's/.*"server_max_rss_kb": \([0-9]*\).*/\1/p' "$work/ring.json")
   rank_kb=$(sed -n 's/.*"rank_mean_max_rss_kb": \([0-9.]*\).*/\1/p' "$work/ring.json")
   awk -v n="$ranks" -v p="$per_put" -v f="$futex" -v s="$start" -v e="$end" -v sk="$server_kb" -v rk="$rank_kb" \
