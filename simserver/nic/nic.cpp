@@ -191,6 +191,11 @@ void Nic::transmit(Message* message)
     // Small payloads stay in the NIC's E2E context: the buffer is reusable now.
     deliver_send_event(*op, ipc::FailKind::Ok);
     op->send_event_sent = true;
+    // Without an acknowledgment the SEND event ends the operation for the
+    // program (Portals 4.1, 3.15): its MD may be released, whatever the NIC
+    // still does for reliability (it retransmits from its own copy).
+    if (op->ack_req == ipc::AckRequest::None)
+      release_buffers(*op);
   }
   if (dma_read) {
     dma_read->wait();

@@ -144,4 +144,18 @@ TEST_F(Conformance, BundlesAndAtomicSyncBxiAbi)
 }
 
 } // namespace
+// Completion: the SEND event of a Put without acknowledgment, or the ACK,
+// ends the operation; the MD is released at once (8 B and 64 KiB).
+TEST_F(Conformance, MdReleasedAtCompletion)
+{
+    auto r = run_program("completion", 2);
+    EXPECT_TRUE(contains(r.out, "completion: 16 MDs released at completion")) << describe(r);
+}
+
+TEST_F(Conformance, MdReleasedAtCompletionBxiAbi)
+{
+    auto r = run_program("completion", 2, true);
+    EXPECT_TRUE(contains(r.out, "completion: 16 MDs released at completion")) << describe(r);
+}
+
 } // namespace e2e
