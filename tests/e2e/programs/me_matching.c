@@ -146,9 +146,11 @@ int main(void)
         E2E_OK(PtlLEAppend(ni2, PT_L, &le, PTL_PRIORITY_LIST, le_buf, &hle));
     }
 
-    e2e_barrier();
+    /* Read before the barrier: after it, rank 0's Puts may arrive before
+     * rank 1's next call (its compute, e.g. resolving a symbol, is time). */
     if (e2e_rank == 1)
         E2E_OK(PtlNIStatus(ni, PTL_SR_DROP_COUNT, &drops_before));
+    e2e_barrier();
 
     if (e2e_rank == 0) {
         static unsigned char src[64];
