@@ -190,6 +190,9 @@ int main(int argc, char** argv)
   api.poll_sentinel().on_deadlock = [&control](const std::string& sentence) {
     control.finish(job::kDeadlockStatus, sentence);
   };
+  world.livelock.on_livelock = [&control](const std::string& sentence) {
+    control.finish(job::kDeadlockStatus, sentence);
+  };
   job::JobControl::install_signal_handlers();
   try {
     std::vector<std::string> rank_hosts;

@@ -108,6 +108,11 @@ Option<int> g_poll_deadlock{"s4bxi/poll-deadlock-after", nullptr,
                             "Polls in a row that find nothing while nothing else can happen in the simulation, "
                             "after which the ranks are reported as deadlocked; 0 disables",
                             100000};
+Option<double> g_livelock_after{"s4bxi/livelock-after", nullptr,
+                                 "Simulated seconds during which operations keep failing (at least 1000 of them) "
+                                 "and none succeeds anywhere, after which the run is stopped as a livelock (e.g. "
+                                 "retrying forever against a disabled portal); 0 disables",
+                                 1.0};
 // Not zero: programs take a zero tv_sec of CLOCK_MONOTONIC for "never read"
 // (OpenMPI's MPI_Wtime keeps resetting its origin while tv_sec is 0, so it
 // read 0 for the whole first simulated second), as no real machine shows it.
@@ -212,6 +217,7 @@ double cpu_threshold_s() { return g_cpu_threshold.get(); }
 ComputeModel compute_model() { return g_compute.get() == "none" ? ComputeModel::None : ComputeModel::CpuTime; }
 double poll_cost_s() { return g_poll_cost.get(); }
 int poll_block_after() { return g_poll_block.get(); }
+double livelock_after_s() { return g_livelock_after.get() > 0 ? g_livelock_after.get() : 0; }
 unsigned long poll_deadlock_after() { return g_poll_deadlock.get() > 0 ? g_poll_deadlock.get() : 0; }
 double realtime_epoch_s() { return g_epoch.get(); }
 double uptime_s() { return g_uptime.get(); }

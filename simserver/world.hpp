@@ -3,6 +3,7 @@
 // reference given at creation.
 #pragma once
 
+#include "job/livelock_watch.hpp"
 #include "job/rank_processes.hpp"
 #include "platform/cluster.hpp"
 #include "portals/objects.hpp"
@@ -84,6 +85,7 @@ struct World {
   std::vector<RankPortals> ranks;
   std::vector<std::unique_ptr<nic::Nic>> nics; // indexed by nid
   job::RankProcesses* processes = nullptr;
+  job::LivelockWatch livelock; // told how every operation ended (nic/initiator.cpp)
 
   // Portals (nid, pid) -> rank, for delivering messages.
   std::map<std::pair<unsigned, uint32_t>, unsigned> by_address;

@@ -6,6 +6,8 @@
 
 #include "../portals/event_delivery.hpp"
 
+#include <simgrid/s4u/Engine.hpp>
+
 namespace s4bxi::nic {
 
 using portals::Operation;
@@ -63,6 +65,20 @@ void Nic::deliver_send_event(const InitiatorOp& op, ipc::FailKind fail)
   count(rank, *ni, op.put, kMDEventCtSend, success, op.length);
 }
 
+void Nic::note_outcome(const InitiatorOp& op, const Message& answer)
+{
+  const double now = simgrid::s4u::Engine::get_clock();
+  if (answer.fail == ipc::FailKind::Ok) {
+    world_.livelock.succeeded(now);
+    return;
+  }
+  static const char* const kCalls[] = {"PtlPut", "PtlGet", "PtlAtomic", "PtlFetchAtomic"};
+  world_.livelock.failed(now, op.rank,
+                         std::string(kCalls[static_cast<int>(op.op)]) + " to node " + std::to_string(answer.src_nid) +
+                             " portal " + std::to_string(op.pt_index) + ", failing with " +
+                             portals::fail_name(answer.fail));
+}
+
 void Nic::release_buffers(InitiatorOp& op)
 {
   if (op.buffers_released)
@@ -95,6 +111,7 @@ void Nic::complete_operation(MessagePtr message)
   if (op.completed)
     return; // a late answer to an operation that failed or was answered already
   op.completed = true;
+  note_outcome(op, *message);
   RankPortals& rank = world_.ranks[op.rank];
   portals::NetworkInterface* ni = rank.alive ? rank.ni(op.ni_slot) : nullptr;
   if (ni == nullptr)

@@ -77,6 +77,8 @@ private:
   void handle_response(MessagePtr message);
   void complete_operation(MessagePtr message);
   void release_buffers(InitiatorOp& op);
+  // Tells the livelock watch how the operation ended.
+  void note_outcome(const InitiatorOp& op, const Message& answer);
 
   // End-to-end reliability (e2e.cpp).
   void e2e_loop();

@@ -58,6 +58,21 @@ const char* event_name(ipc::EventKind kind)
 
 } // namespace
 
+const char* fail_name(ipc::FailKind fail)
+{
+  switch (fail) {
+    case ipc::FailKind::Ok: return "PTL_NI_OK";
+    case ipc::FailKind::Undeliverable: return "PTL_NI_UNDELIVERABLE";
+    case ipc::FailKind::PtDisabled: return "PTL_NI_PT_DISABLED";
+    case ipc::FailKind::Dropped: return "PTL_NI_DROPPED";
+    case ipc::FailKind::PermViolation: return "PTL_NI_PERM_VIOLATION";
+    case ipc::FailKind::OpViolation: return "PTL_NI_OP_VIOLATION";
+    case ipc::FailKind::Segv: return "PTL_NI_SEGV";
+    case ipc::FailKind::NoMatch: return "PTL_NI_NO_MATCH";
+  }
+  return "a failure";
+}
+
 double event_landing_time()
 {
   return simgrid::s4u::Engine::get_clock() + options::pci_latency_s() + kEventBytes / options::pci_bandwidth_Bps();

@@ -31,4 +31,7 @@ bool eq_full(NetworkInterface& ni, ipc::Handle eq);
 // The counting event named by `ct` (of any NI of the rank), or nullptr.
 CountingEvent* find_counter(RankPortals& rank, ipc::Handle ct, NetworkInterface** ni_out = nullptr);
 
+// The name a program knows for `fail` (ptl_ni_fail_t), for messages.
+const char* fail_name(ipc::FailKind fail);
+
 } // namespace s4bxi::portals

@@ -57,6 +57,29 @@ TEST_F(Failures, DeadlockIsDetectedAndExplained)
     EXPECT_LT(r.wall_s, 30.0) << describe(r);
 }
 
+// A rank retrying forever against a portal that flow control disabled and
+// nobody enables again: not a hang, but one sentence saying what it repeats,
+// after s4bxi/livelock-after simulated seconds (short here).
+TEST_F(Failures, LivelockIsDetectedAndExplained)
+{
+    auto r = run({"-n", "2", "--cfg=s4bxi/livelock-after:0.02", program("retry_forever")});
+    EXPECT_EQ(r.exit_code, 86) << describe(r);
+    EXPECT_TRUE(contains(r.err, "livelock")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "rank 0 repeats PtlPut to node 1 portal 4, failing with PTL_NI_PT_DISABLED"))
+        << describe(r);
+    auto summary = parse_summary(r.err);
+    ASSERT_TRUE(summary) << describe(r);
+    EXPECT_GE(summary->simulated_s, 0.02) << describe(r);
+}
+
+// The same retries, bounded: failures alone are not a livelock.
+TEST_F(Failures, BoundedRetriesAreNotALivelock)
+{
+    auto r = run({"-n", "2", "--cfg=s4bxi/livelock-after:0.0001", program("retry_forever"), "bounded"});
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    EXPECT_FALSE(contains(r.err, "livelock")) << describe(r);
+}
+
 // Ctrl-C while a rank computes forever (no call the simulation could act
 // on): the launcher must stop every rank and the server, and exit non-zero.
 TEST_F(Failures, InterruptStopsEverything)
