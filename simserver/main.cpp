@@ -1,5 +1,6 @@
 // s4bxi-simserver: the SimGrid simulation that the rank processes of a run
 // talk to. Started by s4bxi-run (same command line plus the preload library).
+#include "job/blocked_ranks.hpp"
 #include "job/job_control.hpp"
 #include "job/rank_processes.hpp"
 #include "job/rank_watcher.hpp"
@@ -230,10 +231,9 @@ int main(int argc, char** argv)
     for (unsigned r = 0; r < processes.count(); ++r)
       if (auto end = processes.poll_exit(r); end && (end->signaled || end->code != 0))
         control.rank_failed(r, *end);
-    std::string waiting;
-    for (const auto& rank : world.ranks)
-      waiting += (waiting.empty() ? "" : ", ") + std::string("rank ") + std::to_string(rank.rank) +
-                 (rank.alive ? " in " + rank.current_call : " has exited");
+    const std::string waiting = job::describe_blocked_ranks(world.ranks, [](const RankPortals& rank) {
+      return rank.alive ? "in " + rank.current_call : std::string("exited");
+    });
     control.finish(job::kDeadlockStatus, "deadlock: no rank can make progress (" + waiting +
                                              "); nothing in flight can complete their waits");
   });

@@ -1,5 +1,6 @@
 #include "poll_sentinel.hpp"
 
+#include "../job/blocked_ranks.hpp"
 #include "../model_options.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
@@ -73,22 +74,22 @@ void PollSentinel::check()
   if (blocked_ == 0 || not simulation_idle())
     return;
   // One more poll for each blocked poller, at this simulated time.
-  std::string states;
-  for (auto& rank : world_.ranks) {
+  for (auto& rank : world_.ranks)
     if (rank.poll_blocked && not rank.poll_released) {
       rank.poll_released = true;
       rank.notify();
       idle_polls_++;
     }
-    states += (states.empty() ? "" : ", ") + std::string("rank ") + std::to_string(rank.rank) +
-              (not rank.alive         ? " has exited"
-               : rank.poll_blocked    ? " polls in vain (" + rank.current_call + ")"
-                                      : " in " + rank.current_call);
-  }
   const unsigned long limit = options::poll_deadlock_after();
-  if (limit > 0 && idle_polls_ >= limit && on_deadlock)
-    on_deadlock("deadlock: no rank can make progress (" + states + "); " + std::to_string(idle_polls_) +
-                " polls in a row found nothing while nothing else could happen (s4bxi/poll-deadlock-after)");
+  if (limit == 0 || idle_polls_ < limit || not on_deadlock)
+    return;
+  const std::string states = job::describe_blocked_ranks(world_.ranks, [](const RankPortals& rank) {
+    return not rank.alive      ? std::string("exited")
+           : rank.poll_blocked ? "polling in vain (" + rank.current_call + ")"
+                               : "in " + rank.current_call;
+  });
+  on_deadlock("deadlock: no rank can make progress (" + states + "); " + std::to_string(idle_polls_) +
+              " polls in a row found nothing while nothing else could happen (s4bxi/poll-deadlock-after)");
 }
 
 } // namespace s4bxi::portals

@@ -1,0 +1,60 @@
+#include "blocked_ranks.hpp"
+
+#include "call_sites.hpp"
+#include "job_control.hpp"
+
+#include <map>
+
+namespace s4bxi::job {
+
+namespace {
+
+// Reading stacks costs a ptrace attach per rank: past this much wall time,
+// the remaining ranks are reported without their call site.
+constexpr double kCallSiteBudgetS = 10.0;
+constexpr unsigned kFramesRead = 8;
+
+} // namespace
+
+std::string rank_ranges(const std::vector<unsigned>& sorted_ranks)
+{
+  std::string text;
+  for (size_t i = 0; i < sorted_ranks.size();) {
+    size_t j = i;
+    while (j + 1 < sorted_ranks.size() && sorted_ranks[j + 1] == sorted_ranks[j] + 1)
+      ++j;
+    text += (text.empty() ? "" : ", ") + std::to_string(sorted_ranks[i]);
+    if (j > i)
+      text += "-" + std::to_string(sorted_ranks[j]);
+    i = j + 1;
+  }
+  return text;
+}
+
+std::string describe_blocked_ranks(const std::vector<RankPortals>& ranks,
+                                   const std::function<std::string(const RankPortals&)>& state)
+{
+  const double deadline = wall_clock_now() + kCallSiteBudgetS;
+  std::map<std::string, std::vector<unsigned>> groups;
+  std::vector<std::string> order; // groups by their lowest rank
+  for (const auto& rank : ranks) {
+    std::string what = state(rank);
+    const bool in_call = rank.alive && rank.os_pid > 0 && rank.current_call != "user code";
+    if (in_call && wall_clock_now() < deadline)
+      if (std::string site = describe_call_site(portals_call_stack(rank.os_pid, kFramesRead)); not site.empty())
+        what += " " + site;
+    auto& members = groups[what];
+    if (members.empty())
+      order.push_back(what);
+    members.push_back(rank.rank);
+  }
+  std::string text;
+  for (const auto& what : order) {
+    const auto& members = groups[what];
+    text += (text.empty() ? "" : "; ") + std::string(members.size() > 1 ? "ranks " : "rank ") +
+            rank_ranges(members) + " " + what;
+  }
+  return text;
+}
+
+} // namespace s4bxi::job

@@ -1,0 +1,24 @@
+// The part of a deadlock report that says where each rank is: ranks in the
+// same state at the same place of the program are grouped ("ranks 0-511,
+// 513-1023 in PtlEQWait on EQ 0x40000000 at solver.c:212 in exchange()"), so
+// that the report of 1,024 ranks fits in a screen.
+#pragma once
+
+#include "../world.hpp"
+
+#include <functional>
+#include <string>
+
+namespace s4bxi::job {
+
+// `state(rank)` says what the rank does, in words that fit one rank as well
+// as several ("in PtlEQWait on EQ ...", "exited"); for a live rank inside a Portals call, where the program made the
+// call is read from its stack and added. Groups come in the order of their
+// lowest rank, separated by "; ".
+std::string describe_blocked_ranks(const std::vector<RankPortals>& ranks,
+                                   const std::function<std::string(const RankPortals&)>& state);
+
+// "0-2, 5, 7-9": sorted rank numbers as ranges.
+std::string rank_ranges(const std::vector<unsigned>& sorted_ranks);
+
+} // namespace s4bxi::job

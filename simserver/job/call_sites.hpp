@@ -1,0 +1,31 @@
+// Where a live rank process is, read from outside: its threads' stacks,
+// unwound and symbolized with elfutils (libdwfl attaches with ptrace, which
+// the server may do: it is the ranks' parent). Used when the run stops on a
+// deadlock, to say where in the program each blocked rank made its call.
+#pragma once
+
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace s4bxi::job {
+
+struct Frame {
+  std::string function; // demangled when it is C++; empty if unknown
+  std::string file;     // source file, without directories; empty without debug information
+  int line = 0;
+  std::string module;   // the ELF object, without directories
+};
+
+// The frames of the thread of `pid` that is inside a Portals call, from the
+// outermost frame of the Portals library (the call's entry point) outwards,
+// at most `max_frames`; empty if the process cannot be read or no thread is
+// in the Portals library.
+std::vector<Frame> portals_call_stack(pid_t pid, unsigned max_frames);
+
+// "at solver.c:212 in exchange()": where the program made the call (the
+// first frame outside the Portals library) in a stack as portals_call_stack
+// returns it; empty if there is no program frame.
+std::string describe_call_site(const std::vector<Frame>& stack);
+
+} // namespace s4bxi::job
