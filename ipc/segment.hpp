@@ -20,6 +20,7 @@ inline constexpr uint64_t kSegmentMagic = 0x53344258'49495043ULL; // "S4BXIIPC"
 inline constexpr const char* kEnvShmFd = "S4BXI_SHM_FD";
 inline constexpr const char* kEnvRank = "S4BXI_RANK";
 inline constexpr const char* kEnvSize = "S4BXI_SIZE";
+inline constexpr const char* kEnvCrashFd = "S4BXI_CRASH_FD";
 
 // How the preload answers time queries locally, without a round trip.
 struct ClockConfig {
@@ -61,6 +62,14 @@ struct alignas(64) Channel {
   // a reply (a PMI answer), and a counter the rank's clock watches for it.
   std::atomic<uint32_t> release_generation;
   double release_now;
+  // A fatal signal in the rank (preload/crash_handler.cpp): the handler
+  // fills these, tells the server through the run's crash pipe (S4BXI_CRASH_FD)
+  // and waits (bounded) until the server has read its stack and set
+  // `crash_read`, before the signal takes its default action.
+  std::atomic<uint32_t> crash_signal; // 0: no crash
+  int32_t crash_tid;
+  uint64_t crash_address; // faulting address (SIGSEGV, SIGBUS), else 0
+  std::atomic<uint32_t> crash_read;
   alignas(64) Request request;
   alignas(64) Reply reply;
 };

@@ -2,6 +2,7 @@
 // own destructors, and the request/reply exchange in between.
 #include "rank_client.hpp"
 
+#include "crash_handler.hpp"
 #include "doorbell.hpp"
 #include "sim_clock.hpp"
 
@@ -89,6 +90,7 @@ void on_fork_child()
 {
   current_state.store(State::NotTheRank, std::memory_order_release);
   close(segment_fd);
+  crash::forget(); // a child's crash is not the rank's
 }
 
 // Maps the segment named by the environment and returns its rank's channel,
@@ -176,6 +178,9 @@ __attribute__((constructor(101))) void attach()
     fatal("libportals (s4bxi): s4bxi-simserver refused this rank process; see the server's messages\n");
   hello_result = reply.result.hello;
   current_state.store(State::Attached, std::memory_order_release);
+  long crash_fd = -1;
+  if (const char* crash_text = std::getenv(ipc::kEnvCrashFd); crash_text != nullptr and parse_int(crash_text, crash_fd))
+    crash::install(channel, channel_rank, static_cast<int>(crash_fd));
 }
 
 // Runs after the program's destructors and atexit handlers (they belong to

@@ -211,7 +211,8 @@ int main(int argc, char** argv)
   }
   std::unique_ptr<job::RankWatcher> watcher;
   try {
-    watcher = std::make_unique<job::RankWatcher>(processes.pmi_sockets(), os_pids, std::move(channels));
+    watcher = std::make_unique<job::RankWatcher>(processes.pmi_sockets(), os_pids, std::move(channels),
+                                                 processes.crash_pipe(), world.crashes);
   } catch (const std::exception& e) {
     control.finish(1, e.what());
   }

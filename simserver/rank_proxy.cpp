@@ -160,6 +160,8 @@ void RankProxy::operator()()
     if (portals_call)
       rank.stats.portals_calls++;
     rank.current_call = describe_call(request);
+    if (portals_call)
+      rank.last_call = portals::Api::call_name(request.op);
     const bool traced = portals_call && trace::active != nullptr;
     if (traced)
       trace::active->begin_call({.kind = trace::Kind::Call,

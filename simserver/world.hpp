@@ -3,6 +3,7 @@
 // reference given at creation.
 #pragma once
 
+#include "job/crash_reports.hpp"
 #include "job/livelock_watch.hpp"
 #include "job/rank_processes.hpp"
 #include "platform/cluster.hpp"
@@ -62,6 +63,7 @@ struct RankPortals {
   simgrid::s4u::ConditionVariablePtr changed;
   bool alive = true;
   std::string current_call; // what the rank is blocked in, for deadlock reports
+  std::string last_call;    // its last Portals call, for crash reports
   // Blocked in a streak of empty polls until a polled object changes, and
   // whether the poll sentinel let it poll once more (portals/poll_sentinel.hpp).
   bool poll_blocked = false;
@@ -86,6 +88,7 @@ struct World {
   std::vector<std::unique_ptr<nic::Nic>> nics; // indexed by nid
   job::RankProcesses* processes = nullptr;
   job::LivelockWatch livelock; // told how every operation ended (nic/initiator.cpp)
+  job::CrashReports crashes;   // filled by the rank watcher's thread
 
   // Portals (nid, pid) -> rank, for delivering messages.
   std::map<std::pair<unsigned, uint32_t>, unsigned> by_address;

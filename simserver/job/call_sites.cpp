@@ -5,6 +5,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -22,13 +23,23 @@ std::string base_name(const char* path)
   return slash != nullptr ? slash + 1 : path;
 }
 
+// GCC names the copies it makes of a function "f.constprop.0", "f.part.0",
+// "f.isra.0", "f.cold": the program's function is f.
+std::string without_clone_suffix(std::string name)
+{
+  for (const char* suffix : {".constprop", ".part", ".isra", ".cold", ".lto_priv"})
+    if (auto at = name.find(suffix); at != std::string::npos)
+      name.erase(at);
+  return name;
+}
+
 std::string demangled(const char* name)
 {
   if (name == nullptr)
     return {};
   int status = 0;
   std::unique_ptr<char, decltype(&std::free)> plain(abi::__cxa_demangle(name, nullptr, nullptr, &status), &std::free);
-  return status == 0 && plain ? plain.get() : name;
+  return without_clone_suffix(status == 0 && plain ? plain.get() : name);
 }
 
 // Symbols of the ELF objects the ranks run, read once per object and cached
@@ -157,7 +168,11 @@ int on_thread(Dwfl_Thread* thread, void* argument)
 
 } // namespace
 
-std::vector<Frame> portals_call_stack(pid_t pid, unsigned max_frames)
+namespace {
+
+// Attaches to `pid` (ptrace, through libdwfl), runs `read` on it, detaches.
+template <class Read>
+void with_process(pid_t pid, Read read)
 {
   static char* debuginfo_path = nullptr;
   static const Dwfl_Callbacks callbacks = {
@@ -168,16 +183,53 @@ std::vector<Frame> portals_call_stack(pid_t pid, unsigned max_frames)
   };
   Dwfl* dwfl = dwfl_begin(&callbacks);
   if (dwfl == nullptr)
-    return {};
-  std::vector<Frame> result;
+    return;
   if (dwfl_linux_proc_report(dwfl, pid) == 0 && dwfl_report_end(dwfl, nullptr, nullptr) == 0 &&
-      dwfl_linux_proc_attach(dwfl, pid, false) == 0) {
+      dwfl_linux_proc_attach(dwfl, pid, false) == 0)
+    read(dwfl);
+  dwfl_end(dwfl); // detaches: the process goes on as before
+}
+
+} // namespace
+
+std::vector<Frame> portals_call_stack(pid_t pid, unsigned max_frames)
+{
+  std::vector<Frame> result;
+  with_process(pid, [&](Dwfl* dwfl) {
     Unwinding unwinding{dwfl, max_frames, {}};
     dwfl_getthreads(dwfl, on_thread, &unwinding);
     result = std::move(unwinding.frames);
-  }
-  dwfl_end(dwfl); // detaches: the process goes on as before
+  });
   return result;
+}
+
+std::vector<Frame> crashed_thread_stack(pid_t pid, pid_t tid, unsigned max_frames)
+{
+  std::vector<Frame> frames;
+  with_process(pid, [&](Dwfl* dwfl) {
+    Unwinding unwinding{dwfl, max_frames, {}};
+    dwfl_getthread_frames(dwfl, tid, on_frame, &unwinding);
+    frames = std::move(unwinding.frames);
+  });
+  // Below the signal trampoline: the handler, in the Portals library.
+  size_t first = 0;
+  for (size_t i = 0; i < frames.size(); ++i)
+    if (frames[i].function == "__restore_rt") {
+      first = i + 1;
+      break;
+    }
+  std::vector<Frame> result(frames.begin() + static_cast<long>(std::min(first, frames.size())), frames.end());
+  if (result.size() > max_frames)
+    result.resize(max_frames);
+  return result;
+}
+
+std::string describe_frame(const Frame& frame)
+{
+  std::string text = frame.function.empty() ? "??" : frame.function + "()";
+  if (not frame.file.empty())
+    return text + " at " + frame.file + ":" + std::to_string(frame.line);
+  return text + " in " + frame.module;
 }
 
 std::string describe_call_site(const std::vector<Frame>& stack)

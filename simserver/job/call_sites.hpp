@@ -23,6 +23,14 @@ struct Frame {
 // in the Portals library.
 std::vector<Frame> portals_call_stack(pid_t pid, unsigned max_frames);
 
+// The frames of thread `tid` of `pid` that stopped in a fatal signal's
+// handler: from the frame that received the signal outwards (the handler and
+// the signal trampoline left out), at most `max_frames`.
+std::vector<Frame> crashed_thread_stack(pid_t pid, pid_t tid, unsigned max_frames);
+
+// "crash_here() at crash.c:20", or "abort() in libc.so.6" without debug information.
+std::string describe_frame(const Frame& frame);
+
 // "at solver.c:212 in exchange()": where the program made the call (the
 // first frame outside the Portals library) in a stack as portals_call_stack
 // returns it; empty if there is no program frame.

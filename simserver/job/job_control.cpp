@@ -2,6 +2,7 @@
 
 #include "../nic/nic.hpp"
 #include "../portals/event_delivery.hpp"
+#include "../trace/json_text.hpp"
 #include "../trace/recorder.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
@@ -93,7 +94,26 @@ void JobControl::check_interrupt()
                                         strsignal(interrupt_signal) + "); all ranks were stopped");
 }
 
-void JobControl::write_report(int status) const
+std::string JobControl::crash_json(unsigned rank) const
+{
+  auto crash = world_.crashes.of(rank);
+  if (not crash)
+    return "null";
+  std::string json = "{\"signal\": " + std::to_string(crash->signal) + ", \"address\": ";
+  char address[32];
+  std::snprintf(address, sizeof address, "\"0x%llx\"", static_cast<unsigned long long>(crash->address));
+  json += address;
+  json += ", \"last_portals_call\": ";
+  trace::append_json_string(json, world_.ranks[rank].last_call);
+  json += ", \"backtrace\": [";
+  for (size_t i = 0; i < crash->frames.size(); ++i) {
+    json += i == 0 ? "" : ", ";
+    trace::append_json_string(json, describe_frame(crash->frames[i]));
+  }
+  return json + "]}";
+}
+
+void JobControl::write_report(int status, const std::string& stop_reason) const
 {
   if (report_path_.empty())
     return;
@@ -109,6 +129,12 @@ void JobControl::write_report(int status) const
   out << "  \"simulated_time_s\": " << simulated_s << ",\n";
   out << "  \"wall_time_s\": " << wall_clock_now() - wall_start_ << ",\n";
   out << "  \"exit_status\": " << status << ",\n";
+  std::string reason = "null";
+  if (not stop_reason.empty()) {
+    reason.clear();
+    trace::append_json_string(reason, stop_reason);
+  }
+  out << "  \"stop_reason\": " << reason << ",\n";
   out << "  \"ranks\": " << world_.ranks.size() << ",\n";
   out << "  \"layer\": \"" << layer_ << "\",\n";
   // Peak resident memory: the server's own, and the ranks' (as reaped).
@@ -152,7 +178,8 @@ void JobControl::write_report(int status) const
     out << ", \"compute_s\": " << rank.stats.compute_s << ", \"wait_s\": " << rank.stats.wait_s
         << ", \"poll_s\": " << rank.stats.poll_s << ", \"portals_calls\": " << rank.stats.portals_calls
         << ", \"bytes_sent\": " << rank.stats.bytes_sent << ", \"events_written\": " << rank.stats.events_written
-        << "}" << (i + 1 < world_.ranks.size() ? "," : "") << "\n";
+        << ", \"crash\": " << crash_json(static_cast<unsigned>(i)) << "}" << (i + 1 < world_.ranks.size() ? "," : "")
+        << "\n";
   }
   out << "  ],\n";
   out << "  \"per_nic\": [\n";
@@ -194,7 +221,19 @@ void JobControl::write_report(int status) const
 
 void JobControl::rank_failed(unsigned rank, const Termination& end)
 {
-  finish(end.shell_status(), "rank " + std::to_string(rank) + " " + end.describe() + "; the other ranks were stopped");
+  std::string sentence = "rank " + std::to_string(rank) + " " + end.describe();
+  std::string backtrace;
+  if (auto crash = world_.crashes.of(rank); crash && end.signaled && crash->signal == end.code) {
+    sentence += crash_place(*crash);
+    char when[64];
+    std::snprintf(when, sizeof when, ", at simulated time %.9f s", simgrid::s4u::Engine::get_clock());
+    sentence += when;
+    const auto& last = world_.ranks[rank].last_call;
+    sentence += last.empty() ? ", before any Portals call" : ", last Portals call " + last;
+    for (size_t i = 0; i < crash->frames.size(); ++i)
+      backtrace += "\ns4bxi-run:   #" + std::to_string(i) + " " + describe_frame(crash->frames[i]);
+  }
+  finish(end.shell_status(), sentence + "; the other ranks were stopped" + backtrace);
 }
 
 void JobControl::finish(int status, const std::string& sentence)
@@ -208,7 +247,7 @@ void JobControl::finish(int status, const std::string& sentence)
   std::fflush(stdout);
   if (not sentence.empty())
     std::fprintf(stderr, "s4bxi-run: %s\n", sentence.c_str());
-  write_report(status);
+  write_report(status, sentence);
   trace::finish(simgrid::s4u::Engine::get_clock());
   if (const Totals totals = totals_of(world_); totals.portals_calls > 0) {
     std::fprintf(stderr, "s4bxi-run: compute %.9g s, waiting %.9g s, polling %.9g s (all ranks)\n", totals.compute_s,

@@ -32,7 +32,9 @@ public:
   static void install_signal_handlers();
 
 private:
-  void write_report(int status) const;
+  void write_report(int status, const std::string& stop_reason) const;
+  // The report's "crash" field of a rank: its fatal signal, or null.
+  [[nodiscard]] std::string crash_json(unsigned rank) const;
   World& world_;
   std::string report_path_;
   std::string layer_ = "Portals";

@@ -59,6 +59,8 @@ RankProcesses::RankProcesses(unsigned count, const ipc::ClockConfig& clock)
   if (segment_ == MAP_FAILED)
     throw std::runtime_error(std::string("cannot map the shared-memory segment: ") + strerror(errno));
   ipc::format_segment(segment_, count, clock);
+  if (pipe2(crash_pipe_, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("cannot create the crash pipe: ") + strerror(errno));
   for (unsigned rank = 0; rank < count; ++rank)
     new (channel(rank)) ipc::Channel();
 }
@@ -72,6 +74,9 @@ RankProcesses::~RankProcesses()
     close(memfd_);
   for (int socket : pmi_sockets_)
     close(socket);
+  for (int end : crash_pipe_)
+    if (end >= 0)
+      close(end);
 }
 
 namespace {
@@ -112,6 +117,7 @@ struct ExecPlan {
   ipc::Channel* channel;
   pid_t server;
   int pmi_fd;
+  int crash_fd;
   struct rlimit open_files; // the limit the server was started with, for the program
   sigset_t signal_mask;     // the server's, for the program
   int exec_error;       // written by the child when exec fails
@@ -145,6 +151,7 @@ int exec_rank(void* argument)
   if (getppid() != plan->server)
     _exit(127);
   fcntl(plan->pmi_fd, F_SETFD, 0); // the rank's PMI socket survives exec
+  fcntl(plan->crash_fd, F_SETFD, 0);
   // The child's pid: the process that will use this channel.
   plan->channel->owner_pid.store(static_cast<int32_t>(syscall(SYS_getpid)), std::memory_order_release);
   execvpe(plan->argv[0], plan->argv, plan->envp);
@@ -178,6 +185,7 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
         "PMI_RANK=" + std::to_string(rank),
         "PMI_SIZE=" + std::to_string(count_),
         "PMI_SPAWNED=0",
+        std::string(ipc::kEnvCrashFd) + "=" + std::to_string(crash_pipe_[1]),
     };
     // The simulated node, as the rank sees it: its host name (the preload's
     // gethostname/uname hooks) and the ranks it shares the node with, for
@@ -204,7 +212,8 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
     for (const auto& variable : full_environment)
       envp.push_back(const_cast<char*>(variable.c_str()));
     envp.push_back(nullptr);
-    ExecPlan plan{argv.data(), envp.data(), channel(rank), server, pmi[1], original_open_files_, {}, 0};
+    ExecPlan plan{argv.data(),          envp.data(), channel(rank), server, pmi[1], crash_pipe_[1],
+                  original_open_files_, {},          0};
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &plan.signal_mask);

@@ -47,6 +47,9 @@ public:
   [[nodiscard]] ipc::SegmentHeader* header() const { return ipc::header_of(segment_); }
   // Server ends of the ranks' PMI sockets (the rank's end is its PMI_FD).
   [[nodiscard]] const std::vector<int>& pmi_sockets() const { return pmi_sockets_; }
+  // Read end of the crash pipe: a rank that gets a fatal signal writes its
+  // rank number there (preload/crash_handler.cpp).
+  [[nodiscard]] int crash_pipe() const { return crash_pipe_[0]; }
 
   // Non-blocking: the termination of `rank` if it ended (reaping it).
   std::optional<Termination> poll_exit(unsigned rank);
@@ -64,6 +67,7 @@ private:
   size_t segment_bytes_ = 0;
   std::vector<pid_t> pids_;
   std::vector<int> pmi_sockets_;
+  int crash_pipe_[2] = {-1, -1};
   std::vector<std::optional<Termination>> ended_;
   struct rlimit original_open_files_ {};
 };

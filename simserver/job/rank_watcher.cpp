@@ -1,6 +1,7 @@
 #include "rank_watcher.hpp"
 
 #include <stdexcept>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
@@ -11,6 +12,7 @@ namespace s4bxi::job {
 namespace {
 
 constexpr uint32_t kStop = UINT32_MAX;
+constexpr uint32_t kCrash = UINT32_MAX - 1;
 // In an epoll tag: the rank's process ended (else: its PMI socket has data).
 constexpr uint32_t kExitTag = 0x80000000U;
 
@@ -22,8 +24,9 @@ int pidfd_of(pid_t pid)
 } // namespace
 
 RankWatcher::RankWatcher(std::vector<int> pmi_sockets, const std::vector<pid_t>& pids,
-                         std::vector<ipc::Channel*> channels)
-    : sockets_(std::move(pmi_sockets)), channels_(std::move(channels))
+                         std::vector<ipc::Channel*> channels, int crash_pipe, CrashReports& crashes)
+    : sockets_(std::move(pmi_sockets)), channels_(std::move(channels)), pids_(pids), crash_pipe_(crash_pipe),
+      crashes_(crashes)
 {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
@@ -33,6 +36,10 @@ RankWatcher::RankWatcher(std::vector<int> pmi_sockets, const std::vector<pid_t>&
   stop.events = EPOLLIN;
   stop.data.u32 = kStop;
   epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, stop_fd_, &stop);
+  epoll_event crash{};
+  crash.events = EPOLLIN;
+  crash.data.u32 = kCrash;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, crash_pipe_, &crash);
   for (unsigned rank = 0; rank < sockets_.size(); ++rank)
     rearm_pmi(rank);
   // A pidfd is readable once its process has ended (it can then be reaped).
@@ -82,10 +89,27 @@ void RankWatcher::run()
       const uint32_t tag = events[i].data.u32;
       if (tag == kStop)
         return;
+      if (tag == kCrash) {
+        read_crashes();
+        continue;
+      }
       const uint32_t rank = tag & ~kExitTag;
       ipc::wake_without_ringing(channels_[rank]->request_bell, channels_[rank]->attention,
                                 (tag & kExitTag) != 0 ? ipc::kAttentionEnded : ipc::kAttentionPmi);
     }
+  }
+}
+
+void RankWatcher::read_crashes()
+{
+  uint32_t rank = 0;
+  // Each crashed rank wrote its number (4 bytes: atomic in a pipe).
+  while (read(crash_pipe_, &rank, sizeof rank) == static_cast<ssize_t>(sizeof rank)) {
+    if (rank < channels_.size())
+      crashes_.read(rank, pids_[rank], *channels_[rank]);
+    pollfd more{crash_pipe_, POLLIN, 0};
+    if (poll(&more, 1, 0) != 1)
+      break;
   }
 }
 

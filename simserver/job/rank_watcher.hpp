@@ -1,5 +1,6 @@
 // Notices, in real time, what happens to a rank outside its IPC channel: it
-// wrote to its PMI socket, or its process ended. Either way its proxy may be
+// wrote to its PMI socket, its process ended, or it got a fatal signal (then
+// this thread reads its stack while it waits in its handler). Either way its proxy may be
 // the actor that blocks the simulation, waiting on the rank's request
 // doorbell: this thread (the only one besides the simulation, and it touches no
 // simulation state) flags the channel's `attention` word and wakes the proxy.
@@ -7,6 +8,7 @@
 // check, and ranks end one after the other.
 #pragma once
 
+#include "crash_reports.hpp"
 #include "segment.hpp"
 
 #include <sys/types.h>
@@ -18,7 +20,8 @@ namespace s4bxi::job {
 class RankWatcher {
 public:
   // `pmi_sockets[r]` is the server end of rank r's PMI socket, `pids[r]` its process.
-  RankWatcher(std::vector<int> pmi_sockets, const std::vector<pid_t>& pids, std::vector<ipc::Channel*> channels);
+  RankWatcher(std::vector<int> pmi_sockets, const std::vector<pid_t>& pids, std::vector<ipc::Channel*> channels,
+              int crash_pipe, CrashReports& crashes);
   ~RankWatcher();
   RankWatcher(const RankWatcher&) = delete;
   RankWatcher& operator=(const RankWatcher&) = delete;
@@ -28,11 +31,15 @@ public:
 
 private:
   void run();
+  void read_crashes();
   int epoll_fd_ = -1;
   int stop_fd_ = -1; // eventfd that ends the thread
   std::vector<int> sockets_;
   std::vector<int> pidfds_; // -1 where the kernel has no pidfd_open
   std::vector<ipc::Channel*> channels_;
+  std::vector<pid_t> pids_;
+  int crash_pipe_;
+  CrashReports& crashes_;
   std::thread thread_;
 };
 

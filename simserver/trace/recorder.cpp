@@ -1,5 +1,7 @@
 #include "recorder.hpp"
 
+#include "json_text.hpp"
+
 #include <cerrno>
 #include <algorithm>
 #include <charconv>
@@ -64,24 +66,6 @@ void append_microseconds(std::string& out, int64_t ps)
   }
   out.push_back('.');
   out.append(fraction, 6);
-}
-
-void append_json_string(std::string& out, const std::string& text)
-{
-  out.push_back('"');
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(c);
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-      out.append(escaped);
-    } else {
-      out.push_back(c);
-    }
-  }
-  out.push_back('"');
 }
 
 // "what dst=N src=N wire_bytes=N", the parts that are set.

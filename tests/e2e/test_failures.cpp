@@ -3,6 +3,7 @@
 // with the specified status and sentence, and leave nothing behind (checked
 // by the fixture).
 #include "e2e_test.hpp"
+#include "json_lite.hpp"
 
 #include <csignal>
 #include <sstream>
@@ -39,6 +40,68 @@ TEST_F(Failures, SegfaultingRankIsReported)
     EXPECT_FALSE(icontains(r.err, "deadlock"))
         << "a crash is not a deadlock\n" << describe(r);
     EXPECT_LT(r.wall_s, 30.0) << describe(r);
+}
+
+// The crash report: where (function, file, line of the program), the
+// faulting address, the simulated time, the last Portals call, a backtrace,
+// and the same in the --report file.
+TEST_F(Failures, CrashIsReportedWithItsPlaceInTheProgram)
+{
+    TempDir dir;
+    const std::string report = dir.file("run.json");
+    auto r = run({"-n", "2", "--report", report, program("crash_where"), "segv"});
+    EXPECT_EQ(r.exit_code, 128 + SIGSEGV) << describe(r);
+    const std::string source = source_of("crash_where");
+    const std::string place = "crash_where.c:" + std::to_string(line_of(source, "/* the crash */"));
+    EXPECT_TRUE(contains(r.err, "rank 1 was killed by signal 11 (Segmentation fault) at address 0x0 in "
+                                "store_through() at " + place + ", at simulated time "))
+        << describe(r);
+    EXPECT_TRUE(contains(r.err, ", last Portals call PtlCTWait; the other ranks were stopped")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "s4bxi-run:   #0 store_through() at " + place)) << describe(r);
+    EXPECT_TRUE(contains(r.err, " main() at crash_where.c:")) << describe(r);
+
+    std::string error;
+    auto doc = json::parse(read_file(report), &error);
+    ASSERT_TRUE(doc.has_value()) << error;
+    const json::Value *crash = doc->get("per_rank")->array.at(1).get("crash");
+    ASSERT_TRUE(crash != nullptr && crash->kind == json::Value::Kind::Object) << read_file(report);
+    EXPECT_EQ(crash->get("signal")->number, SIGSEGV);
+    EXPECT_EQ(crash->get("address")->string, "0x0");
+    EXPECT_EQ(crash->get("backtrace")->array.at(0).string, "store_through() at " + place);
+    EXPECT_EQ(doc->get("per_rank")->array.at(0).get("crash")->kind, json::Value::Kind::Null);
+    EXPECT_TRUE(contains(doc->get("stop_reason")->string, "rank 1 was killed by signal 11")) << read_file(report);
+}
+
+// abort() from a nested call: the report names the program's function that
+// called abort, past the C library's frames.
+TEST_F(Failures, AbortIsReportedWhereTheProgramCalledIt)
+{
+    auto r = run({"-n", "2", program("crash_where"), "abort"});
+    EXPECT_EQ(r.exit_code, 128 + SIGABRT) << describe(r);
+    const std::string place = "crash_where.c:" + std::to_string(line_of(source_of("crash_where"), "/* the abort */"));
+    EXPECT_TRUE(contains(r.err, "rank 1 was killed by signal 6 (Aborted) in nested_abort() at " + place))
+        << describe(r);
+    EXPECT_TRUE(contains(r.err, "abort() at ")) << "the backtrace shows abort itself\n" << describe(r);
+}
+
+// A crash in a helper thread: that thread's stack.
+TEST_F(Failures, CrashInAThreadIsReportedWithThatThreadsStack)
+{
+    auto r = run({"-n", "2", program("crash_where"), "thread"});
+    EXPECT_EQ(r.exit_code, 128 + SIGSEGV) << describe(r);
+    const std::string place =
+        "crash_where.c:" + std::to_string(line_of(source_of("crash_where"), "/* the thread's crash */"));
+    EXPECT_TRUE(contains(r.err, "at address 0x0 in thread_body() at " + place)) << describe(r);
+}
+
+// The program's own handler runs first and decides: no crash report.
+TEST_F(Failures, ProgramsOwnSignalHandlerRunsFirst)
+{
+    auto r = run({"-n", "2", program("crash_where"), "handled"});
+    EXPECT_EQ(r.exit_code, 7) << describe(r);
+    EXPECT_TRUE(contains(r.err, "crash_where: the program's own handler ran")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "rank 1 exited with status 7")) << describe(r);
+    EXPECT_FALSE(contains(r.err, "#0 ")) << describe(r);
 }
 
 TEST_F(Failures, RankExitingWithErrorIsReported)

@@ -1,0 +1,91 @@
+#include "crash_handler.hpp"
+
+#include "futex.hpp"
+
+#include <csignal>
+#include <ctime>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace s4bxi::preload::crash {
+
+namespace {
+
+ipc::Channel* channel = nullptr;
+uint32_t rank_number = 0;
+int pipe_fd = -1;
+
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+// Async-signal-safe only: atomics, write(2), futex, sigaction, raise.
+void on_fatal_signal(int signal, siginfo_t* info, void*)
+{
+  uint32_t none = 0;
+  if (channel->crash_signal.compare_exchange_strong(none, static_cast<uint32_t>(signal))) {
+    channel->crash_tid = static_cast<int32_t>(syscall(SYS_gettid));
+    const bool memory_fault = signal == SIGSEGV || signal == SIGBUS;
+    channel->crash_address = memory_fault ? reinterpret_cast<uint64_t>(info->si_addr) : 0;
+    channel->crash_read.store(0, std::memory_order_release);
+    [[maybe_unused]] auto written = write(pipe_fd, &rank_number, sizeof rank_number);
+    // While this thread waits here, the server reads its stack. Bounded: a
+    // server that cannot answer must not keep a crashed process alive.
+    const timespec patience{5, 0};
+    timespec waited{0, 0};
+    const timespec slice{0, 50'000'000};
+    while (channel->crash_read.load(std::memory_order_acquire) == 0 && waited.tv_sec < patience.tv_sec) {
+      ipc::futex_wait(&channel->crash_read, 0, &slice);
+      waited.tv_nsec += slice.tv_nsec;
+      if (waited.tv_nsec >= 1'000'000'000) {
+        waited.tv_sec++;
+        waited.tv_nsec -= 1'000'000'000;
+      }
+    }
+  }
+  // The default action now: for a fault, returning re-executes the faulting
+  // instruction, which then kills the process with this very signal.
+  struct sigaction fallback {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  sigaction(signal, &fallback, nullptr);
+  if (info->si_code <= 0 || signal == SIGABRT) // sent (kill, raise, abort), not a fault
+    raise(signal);
+}
+
+} // namespace
+
+void install(ipc::Channel* crash_channel, uint32_t rank, int crash_fd)
+{
+  if (crash_channel == nullptr || crash_fd < 0)
+    return;
+  channel = crash_channel;
+  rank_number = rank;
+  pipe_fd = crash_fd;
+  for (int signal : kFatalSignals) {
+    struct sigaction current {};
+    if (sigaction(signal, nullptr, &current) != 0 || current.sa_handler != SIG_DFL)
+      continue;
+    struct sigaction action {};
+    action.sa_sigaction = on_fatal_signal;
+    action.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    sigaction(signal, &action, nullptr);
+  }
+}
+
+void forget()
+{
+  if (channel == nullptr)
+    return;
+  for (int signal : kFatalSignals) {
+    struct sigaction current {};
+    if (sigaction(signal, nullptr, &current) == 0 && (current.sa_flags & SA_SIGINFO) != 0 &&
+        current.sa_sigaction == on_fatal_signal) {
+      struct sigaction fallback {};
+      fallback.sa_handler = SIG_DFL;
+      sigaction(signal, &fallback, nullptr);
+    }
+  }
+  channel = nullptr;
+}
+
+} // namespace s4bxi::preload::crash
