@@ -54,6 +54,9 @@ struct alignas(64) Channel {
   // Written by the forked child before exec: a process whose pid differs
   // (e.g. a child the rank forks) must not use this channel.
   std::atomic<int32_t> owner_pid;
+  // The rank runs under a debugger (s4bxi-run --gdb): owner_pid is the
+  // debugger's, and the process it starts (its child) becomes the rank.
+  uint32_t debugged;
   // Set by the server's rank watcher (kAttention* bits): the rank wrote to
   // its PMI socket (it is blocked there, and its proxy must serve it), or its
   // process ended. Wakes the proxy like a request, without being one.

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include <pthread.h>
 #include <string_view>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -128,6 +130,12 @@ ipc::Channel* find_channel(const char* fd_text, const char* rank_text, const cha
           "do not change S4BXI_RANK, S4BXI_SIZE or S4BXI_SHM_FD\n");
 
   ipc::Channel* mine = ipc::channel_of(base, static_cast<uint32_t>(rank));
+  if (mine->debugged != 0 and mine->owner_pid.load(std::memory_order_acquire) == getppid()) {
+    // Started by the debugger (through its shell, which execs the program):
+    // this process is the rank from now on, and dies with its debugger.
+    mine->owner_pid.store(getpid(), std::memory_order_release);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+  }
   if (mine->owner_pid.load(std::memory_order_acquire) != getpid()) {
     // The run's segment, inherited by a process that is not the rank (e.g.
     // through posix_spawn, which skips the fork handlers): let go of it.

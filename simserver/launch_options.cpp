@@ -1,5 +1,6 @@
 #include "launch_options.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace s4bxi {
@@ -30,6 +31,45 @@ const char* abi_name(Abi abi)
   }
   return "auto";
 }
+
+namespace {
+
+// "2", "0,5", "0-3,8": rank numbers, sorted and without repeats.
+bool parse_rank_list(const std::string& text, std::vector<unsigned>& ranks)
+{
+  std::vector<unsigned> result;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos)
+      comma = text.size();
+    const std::string item = text.substr(start, comma - start);
+    const size_t dash = item.find('-');
+    unsigned first = 0, last = 0;
+    auto number = [](const std::string& digits, unsigned& out) {
+      if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9)
+        return false;
+      out = static_cast<unsigned>(std::stoul(digits));
+      return true;
+    };
+    if (dash == std::string::npos ? not number(item, first)
+                                  : not number(item.substr(0, dash), first) || not number(item.substr(dash + 1), last))
+      return false;
+    if (dash == std::string::npos)
+      last = first;
+    if (last < first)
+      return false;
+    for (unsigned rank = first; rank <= last; ++rank)
+      result.push_back(rank);
+    start = comma + 1;
+  }
+  std::sort(result.begin(), result.end());
+  result.erase(std::unique(result.begin(), result.end()), result.end());
+  ranks = std::move(result);
+  return not ranks.empty();
+}
+
+} // namespace
 
 std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>& args, std::string& error)
 {
@@ -126,6 +166,17 @@ std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>
         return std::nullopt;
       }
       options.abi = *abi;
+    } else if (value_of(arg, "--gdb", value)) {
+      if (not error.empty())
+        return std::nullopt;
+      if (not parse_rank_list(value, options.debugged_ranks)) {
+        error = "the ranks to debug '" + value + "' are not a list of ranks (e.g. --gdb 2 or --gdb 0,5 or --gdb 0-3)";
+        return std::nullopt;
+      }
+    } else if (value_of(arg, "--debugger", value)) {
+      if (not error.empty())
+        return std::nullopt;
+      options.debugger = value;
     } else if (value_of(arg, "--cfg", value)) {
       options.simgrid_args.push_back("--cfg=" + value);
     } else if (value_of(arg, "--log", value)) {
@@ -144,6 +195,12 @@ std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>
     error = "no program to run";
     return std::nullopt;
   }
+  for (unsigned rank : options.debugged_ranks)
+    if (rank >= options.ranks) {
+      error = "--gdb names rank " + std::to_string(rank) + ", but the job has " + std::to_string(options.ranks) +
+              " ranks (0 to " + std::to_string(options.ranks - 1) + ")";
+      return std::nullopt;
+    }
   return options;
 }
 
@@ -169,6 +226,14 @@ std::vector<std::string> to_arguments(const LaunchOptions& options)
     args.push_back(std::string("--abi=") + abi_name(options.abi));
   if (options.ranks_per_node != 0)
     args.push_back("--ppn=" + std::to_string(options.ranks_per_node));
+  if (not options.debugged_ranks.empty()) {
+    std::string list;
+    for (unsigned rank : options.debugged_ranks)
+      list += (list.empty() ? "" : ",") + std::to_string(rank);
+    args.push_back("--gdb=" + list);
+  }
+  if (not options.debugger.empty())
+    args.push_back("--debugger=" + options.debugger);
   if (options.block_placement)
     args.emplace_back("--placement=block");
   if (options.verbose)
@@ -181,6 +246,38 @@ std::vector<std::string> to_arguments(const LaunchOptions& options)
   for (const auto& arg : options.program)
     args.push_back(arg);
   return args;
+}
+
+std::optional<std::vector<std::string>> split_command_line(const std::string& text)
+{
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : text) {
+    if (quote != 0) {
+      if (c == quote)
+        quote = 0;
+      else
+        word.push_back(c);
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word)
+        words.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word.push_back(c);
+      in_word = true;
+    }
+  }
+  if (quote != 0)
+    return std::nullopt;
+  if (in_word)
+    words.push_back(word);
+  return words;
 }
 
 std::string usage_text()
@@ -209,6 +306,11 @@ std::string usage_text()
          "                         auto (default) reads it from the program's debug\n"
          "                         information, else from the calls it makes, else\n"
          "                         takes sandia, and then says so\n"
+         "  --gdb RANKS            start these ranks (2, or 0,5, or 0-3) stopped at main\n"
+         "                         under gdb in this terminal; the simulated clock of the\n"
+         "                         whole job waits while a rank is stopped\n"
+         "  --debugger CMD         the debugger for --gdb, e.g. \"gdb -tui\" (default:\n"
+         "                         $S4BXI_GDB, else gdb from PATH)\n"
          "  --mca NAME VALUE       an OpenMPI parameter for an MPI program, as with mpirun\n"
          "                         (overrides the emulator's choices and OMPI_MCA_NAME)\n"
          "  -v, --verbose          say which ABI was chosen and why, and for an MPI\n"

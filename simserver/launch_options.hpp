@@ -27,6 +27,8 @@ struct LaunchOptions {
   std::string layer;                     // given by the launcher: the programming layer ("MPI (...)"), for the report
   std::vector<std::pair<std::string, std::string>> mca; // --mca NAME VALUE: OpenMPI parameters, in order
   Abi abi = Abi::Auto;                   // --abi
+  std::vector<unsigned> debugged_ranks;  // --gdb RANKS: these ranks start under the debugger
+  std::string debugger;                  // --debugger CMD (launcher: S4BXI_GDB, else "gdb")
   unsigned ranks_per_node = 0;           // --ppn: at most this many ranks per node (0: the node's cores)
   bool block_placement = false;          // --placement block (fill a node first) or round-robin (default)
   bool verbose = false;                  // --verbose: the launcher says what it decided
@@ -42,5 +44,9 @@ std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>
 std::vector<std::string> to_arguments(const LaunchOptions& options);
 
 std::string usage_text();
+
+// A command line as a shell splits it: words separated by blanks, with
+// '...' and "..." quoting (no expansions). Nullopt if a quote is not closed.
+std::optional<std::vector<std::string>> split_command_line(const std::string& text);
 
 } // namespace s4bxi

@@ -18,6 +18,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -199,7 +200,15 @@ int main(int argc, char** argv)
     std::vector<std::string> rank_hosts;
     for (unsigned r = 0; r < launch->ranks; ++r)
       rank_hosts.push_back(world.nodes[(*node_of)[r]].cpu->get_name());
-    processes.spawn_all({launch->program, launch->preload_library, std::move(rank_hosts)});
+    std::vector<std::string> debugger;
+    if (not launch->debugged_ranks.empty()) {
+      auto words = split_command_line(launch->debugger.empty() ? "gdb" : launch->debugger);
+      if (not words || words->empty())
+        usage_error("the debugger command '" + launch->debugger + "' is empty or has an unclosed quote");
+      debugger = std::move(*words);
+    }
+    processes.spawn_all(
+        {launch->program, launch->preload_library, std::move(rank_hosts), launch->debugged_ranks, std::move(debugger)});
   } catch (const std::exception& e) {
     usage_error(e.what());
   }
@@ -223,6 +232,8 @@ int main(int argc, char** argv)
     world.ranks[r].os_pid = processes.pid(r);
     world.ranks[r].channel = processes.channel(r);
     world.ranks[r].sleep_in_long_waits = oversubscribed;
+    world.ranks[r].debugged = std::find(launch->debugged_ranks.begin(), launch->debugged_ranks.end(), r) !=
+                              launch->debugged_ranks.end();
     s4u::Actor::create("rank" + std::to_string(r), world.nodes[(*node_of)[r]].cpu,
                        [&world, &api, &pmi, &control, r] { RankProxy(world, api, pmi, control, r)(); });
   }

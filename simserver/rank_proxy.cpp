@@ -116,6 +116,12 @@ void RankProxy::reply(ipc::Reply reply)
 void RankProxy::ended(const job::Termination& end)
 {
   RankPortals& rank = world_.ranks[rank_];
+  if (rank.debugged && rank.current_call != "exit") {
+    rank.alive = false;
+    control_.finish(end.shell_status() != 0 ? end.shell_status() : 1,
+                    "rank " + std::to_string(rank_) +
+                        "'s debugger ended before the program did; the other ranks were stopped");
+  }
   rank.alive = false;
   rank.current_call = "exited";
   XBT_DEBUG("rank %u %s", rank_, end.describe().c_str());
@@ -144,6 +150,8 @@ void RankProxy::operator()()
         control_.finish(1, "rank " + std::to_string(rank_) +
                                " uses a libportals from another version of the emulator; use the one installed "
                                "with this s4bxi-run");
+      if (rank.debugged) // the program the debugger started, not the debugger
+        rank.os_pid = request.args.hello.pid;
       ipc::Reply hello{};
       hello.result.hello = {rank.rank, static_cast<uint32_t>(world_.ranks.size()), rank.nid(), rank.pid, rank.uid};
       reply(hello);
@@ -154,6 +162,12 @@ void RankProxy::operator()()
       rank.current_call = "exit";
       rank.stats.max_rss_kb = peak_resident_kb(rank.os_pid);
       reply(ipc::Reply{});
+      if (rank.debugged) {
+        // Its debugger may stay at its prompt after the program ended: the
+        // job does not wait for the user to quit it.
+        ended(job::Termination{});
+        return;
+      }
       continue; // the next thing we see should be the process's end
     }
     const bool portals_call = request.op != ipc::Op::Sleep && request.op != ipc::Op::Noop;

@@ -56,6 +56,9 @@ struct RankPortals {
   // waits for other ranks: only when there are more ranks than cores
   // (waking a sleeper costs tens of microseconds on a VM, spinning costs a CPU).
   bool sleep_in_long_waits = false;
+  // Runs under the debugger (--gdb): os_pid is the debugger's until the
+  // program says hello, and the rank ends at its exit call.
+  bool debugged = false;
   unsigned init_count = 0; // PtlInit calls not matched by PtlFini
   std::array<std::unique_ptr<portals::NetworkInterface>, portals::kNISlots> nis;
   // Notified whenever an EQ or CT of this rank may have changed.

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <optional>
 #include <gelf.h>
 #include <libelf.h>
 #include <sys/stat.h>
@@ -47,16 +48,12 @@ bool is_executable_file(const fs::path& path)
   return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && access(path.c_str(), X_OK) == 0;
 }
 
-// Like the shell: a name with a slash is a path, otherwise it is searched in PATH.
-fs::path resolve_program(const std::string& name)
+// Like the shell: a name with a slash is a path, otherwise it is searched in
+// PATH. Nullopt if there is no such executable file.
+std::optional<fs::path> find_executable(const std::string& name)
 {
-  if (name.find('/') != std::string::npos) {
-    if (not fs::exists(name))
-      fail("program '" + name + "' not found");
-    if (not is_executable_file(name))
-      fail("program '" + name + "' is not an executable file");
-    return fs::absolute(name);
-  }
+  if (name.find('/') != std::string::npos)
+    return is_executable_file(name) ? std::optional(fs::absolute(name)) : std::nullopt;
   const char* path = std::getenv("PATH");
   std::string dirs = path ? path : "/usr/bin:/bin";
   size_t start = 0;
@@ -69,7 +66,23 @@ fs::path resolve_program(const std::string& name)
       return fs::absolute(candidate);
     start = end + 1;
   }
-  fail("program '" + name + "' not found (not a path, and not in PATH)");
+  return std::nullopt;
+}
+
+bool program_in_path(const std::string& name)
+{
+  return find_executable(name).has_value();
+}
+
+fs::path resolve_program(const std::string& name)
+{
+  if (auto found = find_executable(name))
+    return *found;
+  if (name.find('/') == std::string::npos)
+    fail("program '" + name + "' not found (not a path, and not in PATH)");
+  if (not fs::exists(name))
+    fail("program '" + name + "' not found");
+  fail("program '" + name + "' is not an executable file");
 }
 
 // The emulator works through the dynamic linker (LD_PRELOAD): a static
@@ -168,6 +181,29 @@ void prepare_mpi(s4bxi::LaunchOptions& options, const fs::path& program, const f
                  options.layer.c_str());
 }
 
+// --gdb: which debugger, and whether it can run here.
+void prepare_debugger(s4bxi::LaunchOptions& options)
+{
+  if (options.debugged_ranks.empty())
+    return;
+  if (options.debugger.empty()) {
+    const char* chosen = std::getenv("S4BXI_GDB");
+    options.debugger = chosen != nullptr && *chosen != '\0' ? chosen : "gdb";
+  }
+  auto words = s4bxi::split_command_line(options.debugger);
+  if (not words || words->empty())
+    fail("the debugger command '" + options.debugger + "' is empty or has an unclosed quote");
+  if (fs::path((*words)[0]).filename().string().find("gdb") == std::string::npos)
+    fail("--gdb drives gdb (its -ex commands start the rank at main); '" + (*words)[0] +
+         "' is not gdb: name a gdb command with --debugger, e.g. \"gdb -tui\"");
+  if (not program_in_path((*words)[0]))
+    fail("--gdb needs the debugger '" + (*words)[0] + "', which is not installed (not in PATH); install gdb or "
+         "name another one with --debugger");
+  if (options.debugged_ranks.size() > 1)
+    fail("--gdb takes one rank for now (it runs in this terminal); to debug another rank too, attach to it with "
+         "gdb -p PID from another terminal");
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -198,6 +234,7 @@ int main(int argc, char** argv)
       fail("the preload library '" + preload.string() + "' is missing; reinstall the emulator");
     options->program[0] = program.string();
     options->preload_library = preload.string();
+    prepare_debugger(*options);
   }
   std::vector<std::string> args = s4bxi::to_arguments(*options);
   std::vector<char*> server_argv;

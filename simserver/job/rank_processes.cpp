@@ -1,5 +1,6 @@
 #include "rank_processes.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <sched.h>
 #include <csignal>
@@ -109,6 +110,18 @@ std::vector<std::string> rank_environment(const std::vector<std::string>& overri
   return result;
 }
 
+// gdb, told to give the program the emulator's library, to stop at main and
+// to run it; then the user's own debugger options; then the program.
+std::vector<std::string> debugger_command(const LaunchSpec& spec, const std::string& preload_value)
+{
+  std::vector<std::string> words = {spec.debugger.at(0), "-q",       "-ex", "set environment LD_PRELOAD=" + preload_value,
+                                    "-ex",               "break main", "-ex", "run"};
+  words.insert(words.end(), spec.debugger.begin() + 1, spec.debugger.end());
+  words.emplace_back("--args");
+  words.insert(words.end(), spec.argv.begin(), spec.argv.end());
+  return words;
+}
+
 // What the child needs between clone and exec, all prepared by the server:
 // the child shares the server's memory and must not allocate.
 struct ExecPlan {
@@ -207,13 +220,35 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
           (errno == EMFILE ? " (the server needs two descriptors per rank; raise the limit with ulimit -n)" : ""));
     pmi_sockets_.push_back(pmi[0]);
     environment.push_back("PMI_FD=" + std::to_string(pmi[1]));
+    const bool debugged =
+        std::find(spec.debugged_ranks.begin(), spec.debugged_ranks.end(), rank) != spec.debugged_ranks.end();
+    std::vector<std::string> debugger_words;
+    if (debugged) {
+      // The debugger itself runs without the emulator's library; it passes
+      // the library to the program it starts (through its shell).
+      std::erase_if(environment, [](const std::string& variable) { return variable.rfind("LD_PRELOAD=", 0) == 0; });
+      debugger_words = debugger_command(spec, preload.substr(preload.find('=') + 1));
+      channel(rank)->debugged = 1;
+    }
+    std::vector<char*> rank_argv;
+    for (auto& word : debugger_words)
+      rank_argv.push_back(word.data());
+    if (debugged)
+      rank_argv.push_back(nullptr);
     const std::vector<std::string> full_environment = rank_environment(environment);
     std::vector<char*> envp;
     for (const auto& variable : full_environment)
       envp.push_back(const_cast<char*>(variable.c_str()));
     envp.push_back(nullptr);
-    ExecPlan plan{argv.data(),          envp.data(), channel(rank), server, pmi[1], crash_pipe_[1],
-                  original_open_files_, {},          0};
+    ExecPlan plan{debugged ? rank_argv.data() : argv.data(),
+                  envp.data(),
+                  channel(rank),
+                  server,
+                  pmi[1],
+                  crash_pipe_[1],
+                  original_open_files_,
+                  {},
+                  0};
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &plan.signal_mask);

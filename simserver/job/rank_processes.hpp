@@ -20,6 +20,10 @@ struct LaunchSpec {
   // sees as its host name; ranks with the same name share a node (PMI clique).
   // Empty: no host names, every rank alone on its node.
   std::vector<std::string> rank_hosts;
+  // --gdb: these ranks start under the debugger (its command line, split in
+  // words), stopped at main.
+  std::vector<unsigned> debugged_ranks;
+  std::vector<std::string> debugger;
 };
 
 // How a process ended, as waitpid reported it.

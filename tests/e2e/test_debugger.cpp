@@ -1,0 +1,75 @@
+// s4bxi-run --gdb: a rank starts under gdb, stopped at main, while the others
+// run; the simulated clock of the whole job waits while it is stopped. gdb is
+// driven non-interactively here (its commands given through --debugger).
+#include "e2e_test.hpp"
+
+#include <algorithm>
+
+namespace e2e {
+namespace {
+
+class Debugger : public E2ETest {
+protected:
+    // The lines of the program's own output that carry its results.
+    static std::vector<std::string> results(const RunResult &r)
+    {
+        std::vector<std::string> kept;
+        for (const auto &line : lines(r.out))
+            if (line.rfind("debug_target: ", 0) == 0)
+                kept.push_back(line);
+        std::sort(kept.begin(), kept.end());
+        return kept;
+    }
+};
+
+TEST_F(Debugger, BreakpointsInOneRankLeaveResultsAndSimulatedTimesUnchanged)
+{
+    auto plain = run({"-n", "2", "--cfg=s4bxi/compute:none", program("debug_target")});
+    expect_success(plain, 2);
+    auto debugged = run({"-n", "2", "--cfg=s4bxi/compute:none", "--gdb", "1", "--debugger",
+                         "gdb -batch -ex 'break transform' -ex continue -ex 'print value' -ex continue -ex continue "
+                         "-ex continue -ex continue -ex continue",
+                         program("debug_target")});
+    expect_success(debugged, 2);
+    // Stopped at main first, then in transform() at each of the 5 rounds.
+    EXPECT_TRUE(contains(debugged.out, "Breakpoint 1, main ()")) << describe(debugged);
+    EXPECT_TRUE(contains(debugged.out, "$1 = 10")) << describe(debugged);
+    size_t hits = 0;
+    for (const auto &line : lines(debugged.out))
+        hits += contains(line, ", transform (value=") ? 1 : 0;
+    EXPECT_EQ(hits, 5u) << describe(debugged);
+    EXPECT_TRUE(contains(debugged.out, "[Inferior 1 (process")) << describe(debugged);
+    // Same results, same simulated times, to the nanosecond.
+    EXPECT_EQ(results(debugged), results(plain)) << describe(debugged) << describe(plain);
+    auto with_gdb = parse_summary(debugged.err);
+    auto without = parse_summary(plain.err);
+    ASSERT_TRUE(with_gdb && without) << describe(debugged);
+    EXPECT_EQ(with_gdb->simulated_s, without->simulated_s) << describe(debugged);
+}
+
+// Quitting the debugger (here: killing the program from gdb) ends that rank
+// as a crash would: the other ranks are stopped, the status is not 0.
+TEST_F(Debugger, EndingTheDebuggerEndsTheJob)
+{
+    auto r = run({"-n", "2", "--gdb", "1", "--debugger", "gdb -batch -ex 'break transform' -ex continue -ex kill",
+                  program("debug_target")});
+    EXPECT_NE(r.exit_code, 0) << describe(r);
+    EXPECT_TRUE(contains(r.err, "rank 1's debugger ended before the program did")) << describe(r);
+}
+
+TEST_F(Debugger, BadRequestsAreRefusedInOneSentence)
+{
+    auto out_of_range = run({"-n", "2", "--gdb", "3", program("debug_target")});
+    expect_usage_error(out_of_range, "--gdb names rank 3");
+    auto not_a_list = run({"-n", "2", "--gdb", "one", program("debug_target")});
+    expect_usage_error(not_a_list, "not a list of ranks");
+    auto several = run({"-n", "2", "--gdb", "0-1", program("debug_target")});
+    expect_usage_error(several, "one rank");
+    auto other = run({"-n", "2", "--gdb", "1", "--debugger", "lldb", program("debug_target")});
+    expect_usage_error(other, "is not gdb");
+    auto missing = run({"-n", "2", "--gdb", "1", "--debugger", "gdb-that-is-not-installed", program("debug_target")});
+    expect_usage_error(missing, "not installed");
+}
+
+} // namespace
+} // namespace e2e
