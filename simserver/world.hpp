@@ -67,6 +67,7 @@ struct RankPortals {
   bool alive = true;
   std::string current_call; // what the rank is blocked in, for deadlock reports
   std::string last_call;    // its last Portals call, for crash reports
+  std::string call_site;    // where the program made the call it is blocked in (deadlock reports)
   // Blocked in a streak of empty polls until a polled object changes, and
   // whether the poll sentinel let it poll once more (portals/poll_sentinel.hpp).
   bool poll_blocked = false;

@@ -31,18 +31,20 @@ std::string rank_ranges(const std::vector<unsigned>& sorted_ranks)
   return text;
 }
 
-std::string describe_blocked_ranks(const std::vector<RankPortals>& ranks,
+std::string describe_blocked_ranks(std::vector<RankPortals>& ranks,
                                    const std::function<std::string(const RankPortals&)>& state)
 {
   const double deadline = wall_clock_now() + kCallSiteBudgetS;
   std::map<std::string, std::vector<unsigned>> groups;
   std::vector<std::string> order; // groups by their lowest rank
-  for (const auto& rank : ranks) {
+  for (auto& rank : ranks) {
     std::string what = state(rank);
     const bool in_call = rank.alive && rank.os_pid > 0 && rank.current_call != "user code";
     if (in_call && wall_clock_now() < deadline)
-      if (std::string site = describe_call_site(portals_call_stack(rank.os_pid, kFramesRead)); not site.empty())
+      if (std::string site = describe_call_site(portals_call_stack(rank.os_pid, kFramesRead)); not site.empty()) {
+        rank.call_site = site.substr(3); // without "at "
         what += " " + site;
+      }
     auto& members = groups[what];
     if (members.empty())
       order.push_back(what);

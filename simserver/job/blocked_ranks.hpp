@@ -15,7 +15,8 @@ namespace s4bxi::job {
 // as several ("in PtlEQWait on EQ ...", "exited"); for a live rank inside a Portals call, where the program made the
 // call is read from its stack and added. Groups come in the order of their
 // lowest rank, separated by "; ".
-std::string describe_blocked_ranks(const std::vector<RankPortals>& ranks,
+// Each rank's call site is also kept in RankPortals::call_site, for the report.
+std::string describe_blocked_ranks(std::vector<RankPortals>& ranks,
                                    const std::function<std::string(const RankPortals&)>& state);
 
 // "0-2, 5, 7-9": sorted rank numbers as ranges.

@@ -94,6 +94,20 @@ void JobControl::check_interrupt()
                                         strsignal(interrupt_signal) + "); all ranks were stopped");
 }
 
+std::string JobControl::blocked_json(const RankPortals& rank)
+{
+  if (not rank.alive || rank.current_call == "user code" || rank.current_call == "exit" || rank.current_call.empty())
+    return "null";
+  std::string json = "{\"in\": ";
+  trace::append_json_string(json, rank.current_call);
+  json += ", \"call_site\": ";
+  if (rank.call_site.empty())
+    json += "null";
+  else
+    trace::append_json_string(json, rank.call_site);
+  return json + "}";
+}
+
 std::string JobControl::crash_json(unsigned rank) const
 {
   auto crash = world_.crashes.of(rank);
@@ -178,7 +192,8 @@ void JobControl::write_report(int status, const std::string& stop_reason) const
     out << ", \"compute_s\": " << rank.stats.compute_s << ", \"wait_s\": " << rank.stats.wait_s
         << ", \"poll_s\": " << rank.stats.poll_s << ", \"portals_calls\": " << rank.stats.portals_calls
         << ", \"bytes_sent\": " << rank.stats.bytes_sent << ", \"events_written\": " << rank.stats.events_written
-        << ", \"crash\": " << crash_json(static_cast<unsigned>(i)) << "}" << (i + 1 < world_.ranks.size() ? "," : "")
+        << ", \"crash\": " << crash_json(static_cast<unsigned>(i)) << ", \"blocked\": " << blocked_json(rank) << "}"
+        << (i + 1 < world_.ranks.size() ? "," : "")
         << "\n";
   }
   out << "  ],\n";

@@ -35,6 +35,9 @@ private:
   void write_report(int status, const std::string& stop_reason) const;
   // The report's "crash" field of a rank: its fatal signal, or null.
   [[nodiscard]] std::string crash_json(unsigned rank) const;
+  // Its "blocked" field: the call a live rank waits in and where the program
+  // made it (read for deadlock reports), or null.
+  [[nodiscard]] static std::string blocked_json(const RankPortals& rank);
   World& world_;
   std::string report_path_;
   std::string layer_ = "Portals";

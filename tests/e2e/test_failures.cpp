@@ -116,7 +116,9 @@ TEST_F(Failures, RankExitingWithErrorIsReported)
 
 TEST_F(Failures, DeadlockIsDetectedAndExplained)
 {
-    auto r = run({"-n", "2", program("deadlock")});
+    TempDir dir;
+    const std::string report = dir.file("run.json");
+    auto r = run({"-n", "2", "--report", report, program("deadlock")});
     EXPECT_EQ(r.exit_code, 86) << describe(r);
     // The waiting ranks, grouped, with the call they wait in and where the
     // program made it (deadlock.c, the line of its PtlEQWait, in main).
@@ -126,6 +128,17 @@ TEST_F(Failures, DeadlockIsDetectedAndExplained)
     EXPECT_FALSE(contains(r.err, "returned from PtlEQWait"))
         << "a waiting rank was woken up\n" << describe(r);
     EXPECT_LT(r.wall_s, 30.0) << describe(r);
+    // The same in the report, per rank.
+    std::string error;
+    auto doc = json::parse(read_file(report), &error);
+    ASSERT_TRUE(doc.has_value()) << error;
+    for (const auto &rank : doc->get("per_rank")->array) {
+        const json::Value *blocked = rank.get("blocked");
+        ASSERT_TRUE(blocked != nullptr && blocked->kind == json::Value::Kind::Object) << read_file(report);
+        EXPECT_EQ(blocked->get("call_site")->string, "deadlock.c:" + std::to_string(line) + " in main()");
+        EXPECT_TRUE(contains(blocked->get("in")->string, "PtlEQWait on EQ ")) << read_file(report);
+    }
+    EXPECT_TRUE(contains(doc->get("stop_reason")->string, "deadlock: ")) << read_file(report);
 }
 
 // 64 ranks deadlocked at two places: two groups, each with its call site, so
