@@ -108,6 +108,11 @@ Option<int> g_poll_deadlock{"s4bxi/poll-deadlock-after", nullptr,
                             "Polls in a row that find nothing while nothing else can happen in the simulation, "
                             "after which the ranks are reported as deadlocked; 0 disables",
                             100000};
+Option<double> g_stall_notice_after{"s4bxi/stall-notice-after", nullptr,
+                                    "Real seconds the simulation waits for a rank's next call before saying what "
+                                    "the rank does (blocked in the kernel, or running without calling anything), "
+                                    "then again after three times as long; 0 disables",
+                                    10.0};
 Option<double> g_livelock_after{"s4bxi/livelock-after", nullptr,
                                  "Simulated seconds during which operations keep failing (at least 1000 of them) "
                                  "and none succeeds anywhere, after which the run is stopped as a livelock (e.g. "
@@ -217,6 +222,7 @@ double cpu_threshold_s() { return g_cpu_threshold.get(); }
 ComputeModel compute_model() { return g_compute.get() == "none" ? ComputeModel::None : ComputeModel::CpuTime; }
 double poll_cost_s() { return g_poll_cost.get(); }
 int poll_block_after() { return g_poll_block.get(); }
+double stall_notice_after_s() { return g_stall_notice_after.get() > 0 ? g_stall_notice_after.get() : 0; }
 double livelock_after_s() { return g_livelock_after.get() > 0 ? g_livelock_after.get() : 0; }
 unsigned long poll_deadlock_after() { return g_poll_deadlock.get() > 0 ? g_poll_deadlock.get() : 0; }
 double realtime_epoch_s() { return g_epoch.get(); }

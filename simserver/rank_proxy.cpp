@@ -1,5 +1,6 @@
 #include "rank_proxy.hpp"
 
+#include "job/stall_notice.hpp"
 #include "model_options.hpp"
 #include "trace/recorder.hpp"
 
@@ -51,6 +52,43 @@ long peak_resident_kb(pid_t pid)
   return kb;
 }
 
+// Says, after s4bxi/stall-notice-after real seconds without a call from the
+// rank the simulation waits for, what that rank does (job/stall_notice).
+class StallWatch {
+public:
+  void tick(const RankPortals& rank)
+  {
+    const double limit = options::stall_notice_after_s();
+    if (limit <= 0 || rank.debugged) // stopped in the debugger: the user knows
+      return;
+    const double now = job::wall_clock_now();
+    if (start_ < 0) { // the first liveness period without a call
+      start_ = now;
+      cpu_at_start_ = job::process_cpu_s(rank.os_pid);
+      next_notice_ = limit;
+      return;
+    }
+    if (now - start_ < next_notice_)
+      return;
+    const std::string what = job::what_process_does(rank.os_pid, cpu_at_start_);
+    const bool blocked = what.rfind("blocked", 0) == 0;
+    std::fprintf(stderr,
+                 "s4bxi-run: note: the simulation has waited %.3g s (real time) for rank %u's next call, at simulated "
+                 "time %.9f s; rank %u is %s. %s\n",
+                 now - start_, rank.rank, s4u::Engine::get_clock(), rank.rank, what.c_str(),
+                 blocked ? "The simulation cannot go on without it: what it waits for (another rank's write, a "
+                           "socket, a futex) cannot happen while the simulation waits for it"
+                         : "If it waits for a flag in its memory that another rank sets, it waits forever: the "
+                           "simulation delivers nothing until the rank's next call");
+    next_notice_ *= 3;
+  }
+
+private:
+  double start_ = -1;
+  double cpu_at_start_ = 0;
+  double next_notice_ = 0;
+};
+
 } // namespace
 
 RankProxy::Wake RankProxy::wait_for_request()
@@ -61,9 +99,12 @@ RankProxy::Wake RankProxy::wait_for_request()
   const timespec liveness_period{0, 20'000'000};
   // From now on, until its answer, the server waits on this rank alone.
   world_.processes->header()->served_rank.store(rank_, std::memory_order_relaxed);
+  StallWatch stall;
   while (true) {
     const bool woken =
         ipc::wait_for_ring(channel->request_bell, requests_seen_, spin_, &liveness_period, &channel->attention);
+    if (not woken)
+      stall.tick(world_.ranks[rank_]);
     if ((channel->attention.load() & ipc::kAttentionPmi) != 0) {
       channel->attention.fetch_and(~ipc::kAttentionPmi);
       return Wake::Pmi; // a request rung meanwhile stays pending for the next wait

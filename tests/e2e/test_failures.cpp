@@ -185,6 +185,35 @@ TEST_F(Failures, BoundedRetriesAreNotALivelock)
     EXPECT_FALSE(contains(r.err, "livelock")) << describe(r);
 }
 
+// A rank blocked in the kernel outside any emulated call (reading a pipe
+// nobody writes) stalls the simulation: the launcher says which rank, in
+// which system call, on what; Ctrl-C still ends it.
+TEST_F(Failures, RankBlockedOutsideEmulatedCallsIsExplained)
+{
+    RunOptions opts;
+    opts.signal_after = std::chrono::milliseconds(1500);
+    opts.signal = SIGINT;
+    opts.timeout = std::chrono::milliseconds(20000);
+    auto r = run({"-n", "2", "--cfg=s4bxi/stall-notice-after:0.3", program("stall_pipe")}, opts);
+    EXPECT_FALSE(r.timed_out) << describe(r);
+    EXPECT_NE(r.exit_code, 0) << describe(r);
+    EXPECT_TRUE(contains(r.err, "for rank 1's next call")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "rank 1 is blocked in the kernel in read(fd ")) << describe(r);
+    EXPECT_TRUE(contains(r.err, ": pipe:[")) << describe(r);
+}
+
+// A rank that runs without calling anything: said too (it may spin on memory).
+TEST_F(Failures, RankRunningWithoutCallsIsExplained)
+{
+    RunOptions opts;
+    opts.signal_after = std::chrono::milliseconds(1500);
+    opts.signal = SIGINT;
+    opts.timeout = std::chrono::milliseconds(20000);
+    auto r = run({"-n", "1", "--cfg=s4bxi/stall-notice-after:0.3", program("forever_compute")}, opts);
+    EXPECT_FALSE(r.timed_out) << describe(r);
+    EXPECT_TRUE(contains(r.err, "rank 0 is running without calling anything")) << describe(r);
+}
+
 // Ctrl-C while a rank computes forever (no call the simulation could act
 // on): the launcher must stop every rank and the server, and exit non-zero.
 TEST_F(Failures, InterruptStopsEverything)

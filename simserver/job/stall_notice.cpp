@@ -1,0 +1,111 @@
+#include "stall_notice.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace s4bxi::job {
+
+namespace {
+
+const char* syscall_name(long number)
+{
+  switch (number) {
+    case SYS_read: return "read";
+    case SYS_write: return "write";
+    case SYS_poll: return "poll";
+    case SYS_select: return "select";
+    case SYS_pselect6: return "pselect6";
+    case SYS_ppoll: return "ppoll";
+    case SYS_nanosleep: return "nanosleep";
+    case SYS_clock_nanosleep: return "clock_nanosleep";
+    case SYS_wait4: return "wait4";
+    case SYS_waitid: return "waitid";
+    case SYS_futex: return "futex";
+    case SYS_epoll_wait: return "epoll_wait";
+    case SYS_epoll_pwait: return "epoll_pwait";
+    case SYS_accept: return "accept";
+    case SYS_accept4: return "accept4";
+    case SYS_connect: return "connect";
+    case SYS_recvfrom: return "recvfrom";
+    case SYS_recvmsg: return "recvmsg";
+    case SYS_sendto: return "sendto";
+    case SYS_sendmsg: return "sendmsg";
+    case SYS_pause: return "pause";
+    case SYS_rt_sigsuspend: return "sigsuspend";
+    case SYS_rt_sigtimedwait: return "sigtimedwait";
+    case SYS_flock: return "flock";
+    case SYS_fcntl: return "fcntl";
+    default: return nullptr;
+  }
+}
+
+// The calls whose first argument is a file descriptor worth naming.
+bool takes_descriptor(long number)
+{
+  return number == SYS_read || number == SYS_write || number == SYS_accept || number == SYS_accept4 ||
+         number == SYS_connect || number == SYS_recvfrom || number == SYS_recvmsg || number == SYS_sendto ||
+         number == SYS_sendmsg || number == SYS_flock || number == SYS_fcntl;
+}
+
+} // namespace
+
+double process_cpu_s(pid_t pid)
+{
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto end_of_name = text.rfind(')');
+  if (end_of_name == std::string::npos)
+    return 0;
+  std::istringstream fields(text.substr(end_of_name + 2));
+  std::string field;
+  unsigned long user = 0, system = 0;
+  // Fields 3 onwards; utime and stime are fields 14 and 15.
+  for (int index = 3; index <= 15 && fields >> field; ++index) {
+    if (index == 14)
+      user = std::stoul(field);
+    if (index == 15)
+      system = std::stoul(field);
+  }
+  return static_cast<double>(user + system) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+std::string what_process_does(pid_t pid, double cpu_at_last_call_s)
+{
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::ifstream syscall_file(proc + "/syscall");
+  std::string first;
+  syscall_file >> first;
+  if (first.empty())
+    return "in an unknown state";
+  if (first == "running") {
+    char text[128];
+    std::snprintf(text, sizeof text, "running without calling anything (%.1f s of CPU time since its last call)",
+                  process_cpu_s(pid) - cpu_at_last_call_s);
+    return text;
+  }
+  long number = -1;
+  try {
+    number = std::stol(first);
+  } catch (...) {
+    return "in an unknown state";
+  }
+  std::string call = syscall_name(number) != nullptr ? syscall_name(number) : "system call " + std::to_string(number);
+  if (takes_descriptor(number)) {
+    std::string argument;
+    syscall_file >> argument;
+    try {
+      const long fd = std::stol(argument, nullptr, 16);
+      char target[256] = {};
+      const ssize_t length =
+          readlink((proc + "/fd/" + std::to_string(fd)).c_str(), target, sizeof target - 1);
+      call += "(fd " + std::to_string(fd) + (length > 0 ? std::string(": ") + target : std::string()) + ")";
+    } catch (...) {
+    }
+  }
+  return "blocked in the kernel in " + call + ", outside any emulated call";
+}
+
+} // namespace s4bxi::job

@@ -1,0 +1,21 @@
+// What a rank does when the simulation has waited for its next call for a
+// long real time: blocked in the kernel outside any emulated call (a pipe, a
+// socket, a futex of its own: the simulation cannot go on without it), or
+// running without calling anything (spinning on memory, or a long compute).
+// Said on the terminal, so that a run that stalls is never silent.
+#pragma once
+
+#include <string>
+#include <sys/types.h>
+
+namespace s4bxi::job {
+
+// "blocked in the kernel in read(fd 3: pipe:[4567])" or "running (12.3 s of
+// CPU time since its last call)"; `cpu_at_last_call_s` is the process's CPU
+// time when its last call was answered.
+std::string what_process_does(pid_t pid, double cpu_at_last_call_s);
+
+// The process's CPU time (user + system, all threads), or 0.
+double process_cpu_s(pid_t pid);
+
+} // namespace s4bxi::job

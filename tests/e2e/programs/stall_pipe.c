@@ -1,0 +1,28 @@
+/*
+ * A rank blocked outside any emulated call: rank 1 reads a pipe that nobody
+ * writes, while rank 0 waits for an event. The simulation cannot go on; the
+ * launcher must say so (which rank, in which system call, on what), not hang
+ * silently. The test stops the run with SIGINT.
+ */
+#include "e2e_common.h"
+
+#include <unistd.h>
+
+int main(void)
+{
+    ptl_handle_ni_t ni = e2e_init(NULL);
+    e2e_require_ranks(2);
+    if (e2e_rank == 1) {
+        int ends[2];
+        char byte;
+        if (pipe(ends) != 0)
+            return 1;
+        (void)!read(ends[0], &byte, 1); /* nobody writes */
+        return 1;
+    }
+    ptl_handle_eq_t eq;
+    ptl_event_t ev;
+    E2E_OK(PtlEQAlloc(ni, 8, &eq));
+    PtlEQWait(eq, &ev);
+    return 1;
+}
