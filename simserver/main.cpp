@@ -207,8 +207,8 @@ int main(int argc, char** argv)
         usage_error("the debugger command '" + launch->debugger + "' is empty or has an unclosed quote");
       debugger = std::move(*words);
     }
-    processes.spawn_all(
-        {launch->program, launch->preload_library, std::move(rank_hosts), launch->debugged_ranks, std::move(debugger)});
+    processes.spawn_all({launch->program, launch->preload_library, std::move(rank_hosts), launch->debugged_ranks,
+                         std::move(debugger), launch->debugged_ranks.size() > 1});
   } catch (const std::exception& e) {
     usage_error(e.what());
   }
@@ -251,6 +251,7 @@ int main(int argc, char** argv)
   });
 
   engine.run();
+  processes.wait_for_debuggers([&control] { control.check_interrupt(); });
 
   // Every rank ended; the first that failed already ended the run.
   control.finish(0, "");

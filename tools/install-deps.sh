@@ -20,6 +20,7 @@ packages=(
   libunwind-dev
   libgtest-dev       # GoogleTest
   gdb                # s4bxi-run --gdb (tests/e2e/test_debugger.cpp)
+  tmux               # --gdb with several ranks: a window each
   libopenmpi-dev     # the stock MPI our Portals components plug into (with its devel headers)
   openmpi-bin        # mpicc, mpirun, ompi_info
   dpkg-dev           # dpkg-source, to unpack OpenMPI's source package

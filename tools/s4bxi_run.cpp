@@ -199,9 +199,11 @@ void prepare_debugger(s4bxi::LaunchOptions& options)
   if (not program_in_path((*words)[0]))
     fail("--gdb needs the debugger '" + (*words)[0] + "', which is not installed (not in PATH); install gdb or "
          "name another one with --debugger");
-  if (options.debugged_ranks.size() > 1)
-    fail("--gdb takes one rank for now (it runs in this terminal); to debug another rank too, attach to it with "
-         "gdb -p PID from another terminal");
+  // One rank: in this terminal. Several: one tmux window each.
+  const char* tmux_session = std::getenv("TMUX");
+  if (options.debugged_ranks.size() > 1 && (tmux_session == nullptr || *tmux_session == '\0' || not program_in_path("tmux")))
+    fail("--gdb with several ranks opens a tmux window for each: run s4bxi-run inside tmux, or debug one rank here "
+         "and attach to another with gdb -p PID from another terminal");
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <sched.h>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <map>
@@ -131,6 +132,7 @@ struct ExecPlan {
   pid_t server;
   int pmi_fd;
   int crash_fd;
+  const char* terminal; // a debugger's window (tmux), or nullptr: the launcher's
   struct rlimit open_files; // the limit the server was started with, for the program
   sigset_t signal_mask;     // the server's, for the program
   int exec_error;       // written by the child when exec fails
@@ -165,6 +167,16 @@ int exec_rank(void* argument)
     _exit(127);
   fcntl(plan->pmi_fd, F_SETFD, 0); // the rank's PMI socket survives exec
   fcntl(plan->crash_fd, F_SETFD, 0);
+  if (plan->terminal != nullptr) {
+    const int tty = open(plan->terminal, O_RDWR | O_NOCTTY);
+    if (tty >= 0) {
+      dup2(tty, 0);
+      dup2(tty, 1);
+      dup2(tty, 2);
+      if (tty > 2)
+        close(tty);
+    }
+  }
   // The child's pid: the process that will use this channel.
   plan->channel->owner_pid.store(static_cast<int32_t>(syscall(SYS_getpid)), std::memory_order_release);
   execvpe(plan->argv[0], plan->argv, plan->envp);
@@ -183,6 +195,7 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
     std::string& list = node_ranks[spec.rank_hosts[rank]];
     list += (list.empty() ? "" : ",") + std::to_string(rank);
   }
+  debugged_ = spec.debugged_ranks;
   std::vector<char*> argv;
   for (const auto& arg : spec.argv)
     argv.push_back(const_cast<char*>(arg.c_str()));
@@ -240,12 +253,24 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
     for (const auto& variable : full_environment)
       envp.push_back(const_cast<char*>(variable.c_str()));
     envp.push_back(nullptr);
+    const char* terminal = nullptr;
+    if (debugged && spec.debugger_windows) {
+      std::string error;
+      auto window = open_tmux_window("rank " + std::to_string(rank), error);
+      if (not window) {
+        kill_all();
+        throw std::runtime_error(error);
+      }
+      windows_.push_back(*window);
+      terminal = windows_.back().terminal.c_str();
+    }
     ExecPlan plan{debugged ? rank_argv.data() : argv.data(),
                   envp.data(),
                   channel(rank),
                   server,
                   pmi[1],
                   crash_pipe_[1],
+                  terminal,
                   original_open_files_,
                   {},
                   0};
@@ -306,8 +331,29 @@ Termination RankProcesses::wait_exit(unsigned rank)
   return *ended_[rank];
 }
 
+void RankProcesses::wait_for_debuggers(const std::function<void()>& check_interrupt)
+{
+  bool said = false;
+  for (int waited_ms = 0;; waited_ms += 50) {
+    bool running = false;
+    for (unsigned rank : debugged_)
+      running = not poll_exit(rank).has_value() || running;
+    if (not running)
+      return;
+    if (waited_ms >= 1000 && not said) {
+      std::fprintf(stderr, "s4bxi-run: every rank has finished; quit the debugger to end the job\n");
+      said = true;
+    }
+    check_interrupt();
+    usleep(50'000);
+  }
+}
+
 void RankProcesses::kill_all()
 {
+  for (const auto& window : windows_)
+    close_tmux_window(window);
+  windows_.clear();
   for (unsigned rank = 0; rank < count_; ++rank)
     if (pids_[rank] > 0 && not ended_[rank])
       kill(pids_[rank], SIGKILL);

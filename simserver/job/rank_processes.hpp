@@ -4,7 +4,9 @@
 #pragma once
 
 #include "segment.hpp"
+#include "tmux_windows.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <sys/resource.h>
@@ -24,6 +26,8 @@ struct LaunchSpec {
   // words), stopped at main.
   std::vector<unsigned> debugged_ranks;
   std::vector<std::string> debugger;
+  // Several debugged ranks: each gets a tmux window for its terminal.
+  bool debugger_windows = false;
 };
 
 // How a process ended, as waitpid reported it.
@@ -64,6 +68,11 @@ public:
   // SIGKILLs every live rank and reaps it. Safe to call more than once.
   void kill_all();
 
+  // At the end of a job whose ranks all finished: waits for the debuggers of
+  // --gdb ranks to be quit (the user may still look at the program's end),
+  // calling `check_interrupt` now and then (Ctrl-C).
+  void wait_for_debuggers(const std::function<void()>& check_interrupt);
+
 private:
   unsigned count_;
   int memfd_ = -1;
@@ -72,6 +81,8 @@ private:
   std::vector<pid_t> pids_;
   std::vector<int> pmi_sockets_;
   int crash_pipe_[2] = {-1, -1};
+  std::vector<unsigned> debugged_;
+  std::vector<TmuxWindow> windows_; // the debugged ranks' terminals, closed with the ranks
   std::vector<std::optional<Termination>> ended_;
   struct rlimit original_open_files_ {};
 };

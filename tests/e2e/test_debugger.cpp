@@ -57,14 +57,58 @@ TEST_F(Debugger, EndingTheDebuggerEndsTheJob)
     EXPECT_TRUE(contains(r.err, "rank 1's debugger ended before the program did")) << describe(r);
 }
 
+// Several ranks: one tmux window each (a private tmux server stands for the
+// user's session). Both stop at main, run to the end, and the job's times are
+// those of a run without debugger; the windows are gone afterwards.
+TEST_F(Debugger, SeveralRanksGetATmuxWindowEach)
+{
+    TempDir dir;
+    const std::string socket = dir.file("tmux.sock");
+    const std::string log = dir.file("gdb.log");
+    auto tmux = [&](const std::string &arguments) {
+        return run_command({"/bin/sh", "-c", "tmux -S '" + socket + "' " + arguments});
+    };
+    auto started = tmux("new-session -d -s s4bxi-test 'sleep 600'");
+    ASSERT_EQ(started.exit_code, 0) << describe(started);
+    auto server_pid = tmux("display -p '#{pid}'");
+    const std::string session = socket + "," + lines(server_pid.out).at(0) + ",0";
+    setenv("TMUX", session.c_str(), 1);
+    auto plain = run({"-n", "2", "--cfg=s4bxi/compute:none", program("debug_target")});
+    auto debugged = run({"-n", "2", "--cfg=s4bxi/compute:none", "--gdb", "0,1", "--debugger",
+                         "gdb -batch -ex 'set logging file " + log +
+                             "' -ex 'set logging overwrite off' -ex 'set logging enabled on' -ex 'info symbol $pc' "
+                             "-ex continue",
+                         program("debug_target")});
+    unsetenv("TMUX");
+    auto windows = tmux("list-windows");
+    tmux("kill-server");
+    EXPECT_EQ(debugged.exit_code, 0) << describe(debugged);
+    // The programs wrote to their windows, not to the launcher's output.
+    EXPECT_FALSE(contains(debugged.out, "debug_target: rank")) << describe(debugged);
+    const std::string logged = read_file(log);
+    size_t at_main = 0, exited = 0;
+    for (const auto &line : lines(logged)) {
+        at_main += line.rfind("main in section", 0) == 0 ? 1 : 0;
+        exited += contains(line, "exited normally") ? 1 : 0;
+    }
+    EXPECT_EQ(at_main, 2u) << logged;
+    EXPECT_EQ(exited, 2u) << logged;
+    auto with_gdb = parse_summary(debugged.err);
+    auto without = parse_summary(plain.err);
+    ASSERT_TRUE(with_gdb && without) << describe(debugged);
+    EXPECT_EQ(with_gdb->simulated_s, without->simulated_s) << describe(debugged);
+    EXPECT_EQ(lines(windows.out).size(), 1u) << "the ranks' windows were not closed\n" << windows.out;
+}
+
 TEST_F(Debugger, BadRequestsAreRefusedInOneSentence)
 {
     auto out_of_range = run({"-n", "2", "--gdb", "3", program("debug_target")});
     expect_usage_error(out_of_range, "--gdb names rank 3");
     auto not_a_list = run({"-n", "2", "--gdb", "one", program("debug_target")});
     expect_usage_error(not_a_list, "not a list of ranks");
+    unsetenv("TMUX");
     auto several = run({"-n", "2", "--gdb", "0-1", program("debug_target")});
-    expect_usage_error(several, "one rank");
+    expect_usage_error(several, "run s4bxi-run inside tmux");
     auto other = run({"-n", "2", "--gdb", "1", "--debugger", "lldb", program("debug_target")});
     expect_usage_error(other, "is not gdb");
     auto missing = run({"-n", "2", "--gdb", "1", "--debugger", "gdb-that-is-not-installed", program("debug_target")});
