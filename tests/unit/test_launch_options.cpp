@@ -126,3 +126,32 @@ TEST(LaunchOptions, AbiAndVerbosityReachTheServer)
   EXPECT_EQ(again->preload_library, "/x/lib/bxi/libportals.so.4");
   EXPECT_STREQ(s4bxi::abi_name(s4bxi::Abi::Sandia), "sandia");
 }
+
+TEST(LaunchOptions, DebuggedRanksAreAListOfRanksAndRanges)
+{
+  std::string error;
+  auto options = parse({"-n", "16", "--gdb", "7,0-2,2,9-10", "--debugger", "gdb -tui", "prog"}, error);
+  ASSERT_TRUE(options) << error;
+  EXPECT_EQ(options->debugged_ranks, (std::vector<unsigned>{0, 1, 2, 7, 9, 10}));
+  auto again = parse(s4bxi::to_arguments(*options), error);
+  ASSERT_TRUE(again) << error;
+  EXPECT_EQ(again->debugged_ranks, options->debugged_ranks);
+  EXPECT_EQ(again->debugger, "gdb -tui");
+  for (const char* bad : {"", "a", "1,", "3-1", "-2", "1--2"}) {
+    EXPECT_FALSE(parse({"-n", "16", "--gdb", bad, "prog"}, error)) << bad;
+    EXPECT_NE(error.find("not a list of ranks"), std::string::npos) << bad << ": " << error;
+  }
+  EXPECT_FALSE(parse({"-n", "4", "--gdb", "4", "prog"}, error));
+  EXPECT_EQ(error, "--gdb names rank 4, but the job has 4 ranks (0 to 3)");
+}
+
+TEST(LaunchOptions, CommandLinesSplitLikeAShell)
+{
+  using Words = std::vector<std::string>;
+  EXPECT_EQ(s4bxi::split_command_line("gdb -tui"), (Words{"gdb", "-tui"}));
+  EXPECT_EQ(s4bxi::split_command_line("  gdb  -ex 'break main' -ex \"print x\" "),
+            (Words{"gdb", "-ex", "break main", "-ex", "print x"}));
+  EXPECT_EQ(s4bxi::split_command_line("a''b \"\""), (Words{"ab", ""}));
+  EXPECT_FALSE(s4bxi::split_command_line("gdb -ex 'unclosed"));
+  EXPECT_EQ(s4bxi::split_command_line(""), (Words{}));
+}
