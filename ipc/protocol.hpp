@@ -13,7 +13,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 5;
+inline constexpr uint32_t kProtocolVersion = 6;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -74,6 +74,7 @@ enum class Op : uint32_t {
   Search, // PtlMESearch and PtlLESearch
   StartBundle,
   EndBundle,
+  Sync, // the rank ran a quantum of CPU time without calling anything (preload/sync_timer.cpp)
   Count_
 };
 

@@ -28,6 +28,7 @@ struct ClockConfig {
   double cpu_threshold_s;       // compute bursts below this (after the factor) are not simulated time
   int64_t realtime_epoch_ns;    // CLOCK_REALTIME at simulated time 0
   int64_t monotonic_origin_ns;  // CLOCK_MONOTONIC at simulated time 0 (the simulated nodes' uptime)
+  int64_t sync_quantum_ns;      // thread CPU time without a call after which the rank syncs (0: never)
 };
 
 struct SegmentHeader {

@@ -3,6 +3,7 @@
 #include "rank_client.hpp"
 
 #include "crash_handler.hpp"
+#include "sync_timer.hpp"
 #include "doorbell.hpp"
 #include "sim_clock.hpp"
 
@@ -36,6 +37,10 @@ ipc::HelloResult hello_result{};
 // the spin budget, which adapts to how fast this rank's peer answers.
 std::mutex channel_mutex;
 ipc::SpinBudget spin_budget;
+// Exchanges so far (any thread), and whether this thread is in one: the sync
+// timer interrupts only a thread that runs without calling (sync_timer.cpp).
+std::atomic<uint64_t> exchanges{0};
+thread_local bool in_exchange = false;
 
 // Messages go through write(2): this runs in constructors and destructors,
 // where stdio may not be usable, and must not be reordered by buffering.
@@ -71,6 +76,8 @@ bool parse_int(const char* text, long& value)
 // trip.
 void exchange(ipc::Request& request, ipc::Reply& reply)
 {
+  in_exchange = true;
+  exchanges.fetch_add(1, std::memory_order_relaxed);
   request.compute_ns = sim_clock::compute_since_reply(sim_clock::thread_cpu_if_measured());
   uint32_t seen = channel->reply_bell.current();
   channel->request = request;
@@ -83,6 +90,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   // Read after the wait, so that neither the spinning nor the time blocked
   // counts as compute.
   sim_clock::on_reply(reply.now, sim_clock::thread_cpu_if_measured());
+  in_exchange = false;
 }
 
 // A process forked by the rank shares nothing with the server: the channel
@@ -189,6 +197,7 @@ __attribute__((constructor(101))) void attach()
   long crash_fd = -1;
   if (const char* crash_text = std::getenv(ipc::kEnvCrashFd); crash_text != nullptr and parse_int(crash_text, crash_fd))
     crash::install(channel, channel_rank, static_cast<int>(crash_fd));
+  sync_timer::start(header->clock.sync_quantum_ns);
 }
 
 // Runs after the program's destructors and atexit handlers (they belong to
@@ -224,6 +233,25 @@ bool call(ipc::Request& request, ipc::Reply& reply)
     return false;
   exchange(request, reply);
   errno = saved_errno;
+  return true;
+}
+
+uint64_t exchanges_so_far()
+{
+  return exchanges.load(std::memory_order_relaxed);
+}
+
+bool sync_from_signal_handler()
+{
+  if (in_exchange or state() != State::Attached)
+    return false;
+  std::unique_lock lock(channel_mutex, std::try_to_lock);
+  if (not lock.owns_lock()) // another thread is in a call: it syncs the rank
+    return false;
+  ipc::Request request;
+  request.op = ipc::Op::Sync;
+  ipc::Reply reply;
+  exchange(request, reply);
   return true;
 }
 

@@ -149,6 +149,10 @@ int main(int argc, char** argv)
   clock.cpu_threshold_s = options::cpu_threshold_s();
   clock.realtime_epoch_ns = static_cast<int64_t>(options::realtime_epoch_s() * 1e9);
   clock.monotonic_origin_ns = static_cast<int64_t>(options::uptime_s() * 1e9);
+  // Preemption needs measured compute: under compute:none a spinning rank's
+  // time does not pass, so interrupting it could not let anything arrive.
+  clock.sync_quantum_ns =
+      options::compute_model() == options::ComputeModel::None ? 0 : static_cast<int64_t>(options::sync_quantum_s() * 1e9);
   std::unique_ptr<job::RankProcesses> owned_processes;
   try {
     owned_processes = std::make_unique<job::RankProcesses>(launch->ranks, clock);

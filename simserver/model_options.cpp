@@ -108,6 +108,11 @@ Option<int> g_poll_deadlock{"s4bxi/poll-deadlock-after", nullptr,
                             "Polls in a row that find nothing while nothing else can happen in the simulation, "
                             "after which the ranks are reported as deadlocked; 0 disables",
                             100000};
+Option<double> g_sync_quantum{"s4bxi/sync-quantum", nullptr,
+                              "CPU seconds a rank thread may run without calling the emulator before it is "
+                              "interrupted and the simulation advances to its time (delivering what lands in its "
+                              "memory meanwhile); needs measured compute (not s4bxi/compute:none); 0 disables",
+                              0.001};
 Option<double> g_stall_notice_after{"s4bxi/stall-notice-after", nullptr,
                                     "Real seconds the simulation waits for a rank's next call before saying what "
                                     "the rank does (blocked in the kernel, or running without calling anything), "
@@ -222,6 +227,7 @@ double cpu_threshold_s() { return g_cpu_threshold.get(); }
 ComputeModel compute_model() { return g_compute.get() == "none" ? ComputeModel::None : ComputeModel::CpuTime; }
 double poll_cost_s() { return g_poll_cost.get(); }
 int poll_block_after() { return g_poll_block.get(); }
+double sync_quantum_s() { return g_sync_quantum.get() > 0 ? g_sync_quantum.get() : 0; }
 double stall_notice_after_s() { return g_stall_notice_after.get() > 0 ? g_stall_notice_after.get() : 0; }
 double livelock_after_s() { return g_livelock_after.get() > 0 ? g_livelock_after.get() : 0; }
 unsigned long poll_deadlock_after() { return g_poll_deadlock.get() > 0 ? g_poll_deadlock.get() : 0; }

@@ -211,7 +211,8 @@ void RankProxy::operator()()
       }
       continue; // the next thing we see should be the process's end
     }
-    const bool portals_call = request.op != ipc::Op::Sleep && request.op != ipc::Op::Noop;
+    const bool portals_call =
+        request.op != ipc::Op::Sleep && request.op != ipc::Op::Noop && request.op != ipc::Op::Sync;
     if (portals_call)
       rank.stats.portals_calls++;
     rank.current_call = describe_call(request);

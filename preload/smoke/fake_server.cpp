@@ -48,7 +48,7 @@ int main(int argc, char** argv)
   if (fd < 0 or ftruncate(fd, static_cast<off_t>(size)) != 0)
     return 2;
   void* base = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  format_segment(base, 1, ClockConfig{1.0, 0.0, 1'000'000'000LL * 1'000'000'000LL, 0});
+  format_segment(base, 1, ClockConfig{1.0, 0.0, 1'000'000'000LL * 1'000'000'000LL, 0, 0});
   Channel* channel = channel_of(base, 0);
 
   pid_t rank = fork();

@@ -98,6 +98,16 @@ protected:
     }
 
     // Exit status 2, one line on stderr: "s4bxi-run: ..." naming keyword.
+    // Every rank of a self-checking program said "NAME: rank R: all checks passed".
+    void expect_all_passed(const RunResult &r, const std::string &name, int nranks)
+    {
+        expect_success(r, nranks);
+        for (int rank = 0; rank < nranks; ++rank)
+            EXPECT_TRUE(contains(r.out, name + ": rank " + std::to_string(rank) + ": all checks passed"))
+                << "rank " << rank << " did not report success\n" << describe(r);
+        EXPECT_FALSE(contains(r.err, "FAIL")) << describe(r);
+    }
+
     void expect_usage_error(const RunResult &r, const std::string &keyword)
     {
         EXPECT_EQ(r.exit_code, 2) << describe(r);

@@ -202,14 +202,16 @@ TEST_F(Failures, RankBlockedOutsideEmulatedCallsIsExplained)
     EXPECT_TRUE(contains(r.err, ": pipe:[")) << describe(r);
 }
 
-// A rank that runs without calling anything: said too (it may spin on memory).
+// A rank that runs without calling anything, with preemption off: said too
+// (it may spin on memory).
 TEST_F(Failures, RankRunningWithoutCallsIsExplained)
 {
     RunOptions opts;
     opts.signal_after = std::chrono::milliseconds(1500);
     opts.signal = SIGINT;
     opts.timeout = std::chrono::milliseconds(20000);
-    auto r = run({"-n", "1", "--cfg=s4bxi/stall-notice-after:0.3", program("forever_compute")}, opts);
+    auto r = run({"-n", "1", "--cfg=s4bxi/stall-notice-after:0.3", "--cfg=s4bxi/sync-quantum:0",
+                  program("forever_compute")}, opts);
     EXPECT_FALSE(r.timed_out) << describe(r);
     EXPECT_TRUE(contains(r.err, "rank 0 is running without calling anything")) << describe(r);
 }

@@ -10,18 +10,6 @@ namespace {
 
 class Programs : public E2ETest {
 protected:
-    void expect_all_passed(const RunResult &r, const std::string &name,
-                           int nranks)
-    {
-        expect_success(r, nranks);
-        for (int rank = 0; rank < nranks; ++rank)
-            EXPECT_TRUE(contains(r.out, name + ": rank " +
-                                            std::to_string(rank) +
-                                            ": all checks passed"))
-                << "rank " << rank << " did not report success\n"
-                << describe(r);
-        EXPECT_FALSE(contains(r.err, "FAIL")) << describe(r);
-    }
 };
 
 // Put and Get from 0 B to 4 MiB, both directions, with guard bytes.

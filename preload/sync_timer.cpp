@@ -1,0 +1,70 @@
+#include "sync_timer.hpp"
+
+#include "rank_client.hpp"
+#include "sim_clock.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <ctime>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace s4bxi::preload::sync_timer {
+
+namespace {
+
+// A real-time signal, three below the last: the program's own uses of the
+// first ones (and glibc's internal ones) stay untouched.
+int timer_signal()
+{
+  return SIGRTMAX - 3;
+}
+
+uint64_t exchanges_at_last_tick = 0;
+int64_t quantum = 0;
+
+void on_tick(int, siginfo_t*, void*)
+{
+  const int saved_errno = errno;
+  // A whole quantum of this thread's CPU time since its last reply (when the
+  // compute is measured); otherwise no exchange since the previous tick.
+  const uint64_t cpu_now = sim_clock::thread_cpu_if_measured();
+  const bool idle_of_calls = cpu_now != 0 ? sim_clock::compute_since_reply(cpu_now) >= static_cast<uint64_t>(quantum)
+                                          : client::exchanges_so_far() == exchanges_at_last_tick;
+  if (idle_of_calls)
+    client::sync_from_signal_handler();
+  exchanges_at_last_tick = client::exchanges_so_far();
+  errno = saved_errno;
+}
+
+} // namespace
+
+void start(int64_t quantum_ns)
+{
+  if (quantum_ns <= 0)
+    return;
+  quantum = quantum_ns;
+  struct sigaction current {};
+  if (sigaction(timer_signal(), nullptr, &current) != 0 || current.sa_handler != SIG_DFL)
+    return;
+  struct sigaction action {};
+  action.sa_sigaction = on_tick;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  sigaction(timer_signal(), &action, nullptr);
+
+  sigevent event {};
+  event.sigev_notify = SIGEV_THREAD_ID;
+  event.sigev_signo = timer_signal();
+  event._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));
+  timer_t timer;
+  if (timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &timer) != 0)
+    return;
+  itimerspec period {};
+  period.it_value.tv_sec = quantum_ns / 1'000'000'000;
+  period.it_value.tv_nsec = quantum_ns % 1'000'000'000;
+  period.it_interval = period.it_value;
+  timer_settime(timer, 0, &period, nullptr);
+}
+
+} // namespace s4bxi::preload::sync_timer
