@@ -115,8 +115,19 @@ std::vector<std::string> rank_environment(const std::vector<std::string>& overri
 // to run it; then the user's own debugger options; then the program.
 std::vector<std::string> debugger_command(const LaunchSpec& spec, const std::string& preload_value)
 {
-  std::vector<std::string> words = {spec.debugger.at(0), "-q",       "-ex", "set environment LD_PRELOAD=" + preload_value,
-                                    "-ex",               "break main", "-ex", "run"};
+  // The preemption timer's signal (preload/sync_timer.cpp) is the emulator's
+  // business: gdb lets it through without stopping.
+  const std::string sync_signal = "SIG" + std::to_string(SIGRTMAX - 3);
+  std::vector<std::string> words = {spec.debugger.at(0),
+                                    "-q",
+                                    "-ex",
+                                    "set environment LD_PRELOAD=" + preload_value,
+                                    "-ex",
+                                    "handle " + sync_signal + " nostop noprint pass",
+                                    "-ex",
+                                    "break main",
+                                    "-ex",
+                                    "run"};
   words.insert(words.end(), spec.debugger.begin() + 1, spec.debugger.end());
   words.emplace_back("--args");
   words.insert(words.end(), spec.argv.begin(), spec.argv.end());

@@ -100,6 +100,18 @@ TEST_F(Debugger, SeveralRanksGetATmuxWindowEach)
     EXPECT_EQ(lines(windows.out).size(), 1u) << "the ranks' windows were not closed\n" << windows.out;
 }
 
+// A rank that computes under gdb is interrupted by the emulator's
+// preemption timer: gdb lets that signal through without stopping, so one
+// `continue` runs the program to its end.
+TEST_F(Debugger, PreemptionSignalDoesNotStopTheDebugger)
+{
+    auto r = run({"-n", "1", "--gdb", "0", "--debugger", "gdb -batch -ex continue", program("busy_compute")});
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    EXPECT_TRUE(contains(r.out, "busy_compute: rank 0 cpu_s=")) << describe(r);
+    EXPECT_TRUE(contains(r.out, "exited normally")) << describe(r);
+    EXPECT_FALSE(contains(r.out, "received signal")) << describe(r);
+}
+
 TEST_F(Debugger, BadRequestsAreRefusedInOneSentence)
 {
     auto out_of_range = run({"-n", "2", "--gdb", "3", program("debug_target")});
