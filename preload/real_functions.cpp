@@ -37,6 +37,7 @@ using NanosleepFn = int(const timespec*, timespec*);
 using ClockNanosleepFn = int(clockid_t, int, const timespec*, timespec*);
 using UsleepFn = int(useconds_t);
 using SleepFn = unsigned int(unsigned int);
+using PthreadCreateFn = int(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 
 std::atomic<ClockGettimeFn*> clock_gettime_fn{nullptr};
 std::atomic<GettimeofdayFn*> gettimeofday_fn{nullptr};
@@ -45,6 +46,7 @@ std::atomic<NanosleepFn*> nanosleep_fn{nullptr};
 std::atomic<ClockNanosleepFn*> clock_nanosleep_fn{nullptr};
 std::atomic<UsleepFn*> usleep_fn{nullptr};
 std::atomic<SleepFn*> sleep_fn{nullptr};
+std::atomic<PthreadCreateFn*> pthread_create_fn{nullptr};
 
 } // namespace
 
@@ -116,6 +118,12 @@ unsigned long long thread_cpu_ns()
   timespec ts{};
   real::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<unsigned long long>(ts.tv_sec) * 1000000000ULL + static_cast<unsigned long long>(ts.tv_nsec);
+}
+
+int pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*start)(void*), void* argument)
+{
+  auto* fn = resolve(pthread_create_fn, "pthread_create");
+  return fn != nullptr ? fn(thread, attributes, start, argument) : EAGAIN;
 }
 
 } // namespace s4bxi::preload::real

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <ctime>
+#include <pthread.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@ int nanosleep(const timespec* request, timespec* remaining);
 int clock_nanosleep(clockid_t clock, int flags, const timespec* request, timespec* remaining);
 int usleep(useconds_t microseconds);
 unsigned int sleep(unsigned int seconds);
+int pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*start)(void*), void* argument);
 
 // Thread CPU time of the calling thread, in nanoseconds.
 unsigned long long thread_cpu_ns();

@@ -20,8 +20,37 @@ int timer_signal()
   return SIGRTMAX - 3;
 }
 
-uint64_t exchanges_at_last_tick = 0;
-int64_t quantum = 0;
+thread_local uint64_t exchanges_at_last_tick = 0;
+int64_t quantum = 0;   // 0: no preemption in this process
+bool installed = false; // the handler is ours
+
+// The calling thread's timer, deleted when the thread ends.
+struct ThreadTimer {
+  timer_t id{};
+  bool armed = false;
+  ~ThreadTimer()
+  {
+    if (armed)
+      timer_delete(id);
+  }
+};
+thread_local ThreadTimer thread_timer;
+
+void arm_for_this_thread()
+{
+  sigevent event {};
+  event.sigev_notify = SIGEV_THREAD_ID;
+  event.sigev_signo = timer_signal();
+  event._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));
+  if (timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &thread_timer.id) != 0)
+    return;
+  thread_timer.armed = true;
+  itimerspec period {};
+  period.it_value.tv_sec = quantum / 1'000'000'000;
+  period.it_value.tv_nsec = quantum % 1'000'000'000;
+  period.it_interval = period.it_value;
+  timer_settime(thread_timer.id, 0, &period, nullptr);
+}
 
 void on_tick(int, siginfo_t*, void*)
 {
@@ -43,7 +72,6 @@ void start(int64_t quantum_ns)
 {
   if (quantum_ns <= 0)
     return;
-  quantum = quantum_ns;
   struct sigaction current {};
   if (sigaction(timer_signal(), nullptr, &current) != 0 || current.sa_handler != SIG_DFL)
     return;
@@ -52,19 +80,15 @@ void start(int64_t quantum_ns)
   action.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&action.sa_mask);
   sigaction(timer_signal(), &action, nullptr);
+  quantum = quantum_ns;
+  installed = true;
+  arm_for_this_thread();
+}
 
-  sigevent event {};
-  event.sigev_notify = SIGEV_THREAD_ID;
-  event.sigev_signo = timer_signal();
-  event._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));
-  timer_t timer;
-  if (timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &timer) != 0)
-    return;
-  itimerspec period {};
-  period.it_value.tv_sec = quantum_ns / 1'000'000'000;
-  period.it_value.tv_nsec = quantum_ns % 1'000'000'000;
-  period.it_interval = period.it_value;
-  timer_settime(timer, 0, &period, nullptr);
+void start_for_new_thread()
+{
+  if (installed)
+    arm_for_this_thread();
 }
 
 } // namespace s4bxi::preload::sync_timer

@@ -11,7 +11,11 @@
 namespace s4bxi::preload::sync_timer {
 
 // For the calling thread (the program's main thread, from attach); nothing if
-// `quantum_ns` is 0 or the timer's signal is the program's.
+// `quantum_ns` is 0 or the timer's signal is the program's. Threads the
+// program creates later get theirs as they start (thread_hooks.cpp).
 void start(int64_t quantum_ns);
+
+// For a thread the program created: the same timer, deleted when it ends.
+void start_for_new_thread();
 
 } // namespace s4bxi::preload::sync_timer

@@ -43,6 +43,12 @@ TEST_F(Preemption, FlagSetByAnAtomicIsSeenByASpinningRank)
     check_flag("atomic");
 }
 
+// The spinning is done by a helper thread of the rank: its own timer.
+TEST_F(Preemption, FlagSeenByASpinningHelperThread)
+{
+    check_flag("thread");
+}
+
 TEST_F(Preemption, BarrierOnRemoteAtomicsAndMemoryPolling)
 {
     for (int ranks : {2, 4, 8}) {

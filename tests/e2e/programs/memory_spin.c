@@ -5,12 +5,15 @@
  *           is set; its measured wait is the flag's arrival, within one sync
  *           quantum, and never less;
  *   atomic  the same with a PtlAtomic (sum) into the flag;
+ *   thread  the same as put, rank 1 spinning in a helper thread while its
+ *           main thread waits in pthread_join;
  *   barrier every rank adds one to a counter of rank 0 with PtlAtomic, rank 0
  *           spins until it reaches the rank count then Puts a release flag to
  *           each rank, which spins on it; three rounds.
  */
 #include "e2e_common.h"
 
+#include <pthread.h>
 #include <stdint.h>
 
 #define PT_FLAG 5
@@ -30,6 +33,13 @@ static void spin_until(volatile uint64_t *word, uint64_t value)
 {
     while (*word < value)
         ; /* no call: only preemption lets the simulation deliver */
+}
+
+static void *spinning_thread(void *unused)
+{
+    (void)unused;
+    spin_until(&flag, 1);
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -103,7 +113,13 @@ int main(int argc, char **argv)
             printf("memory_spin: sent at %.3f us\n", sent);
         } else {
             const double start = now_us();
-            spin_until(&flag, 1);
+            if (strcmp(mode, "thread") == 0) {
+                pthread_t helper;
+                pthread_create(&helper, NULL, spinning_thread, NULL);
+                pthread_join(helper, NULL);
+            } else {
+                spin_until(&flag, 1);
+            }
             const double seen = now_us();
             printf("memory_spin: waited %.3f us, seen at %.3f us\n", seen - start, seen);
         }
