@@ -1,5 +1,6 @@
 #include "rank_proxy.hpp"
 
+#include "job/blocked_ranks.hpp"
 #include "job/stall_notice.hpp"
 #include "model_options.hpp"
 #include "trace/recorder.hpp"
@@ -56,20 +57,22 @@ long peak_resident_kb(pid_t pid)
 // rank the simulation waits for, what that rank does (job/stall_notice).
 class StallWatch {
 public:
-  void tick(const RankPortals& rank)
+  // Returns a deadlock sentence when the rank is blocked for good outside the
+  // emulated calls and no other rank can run to release it.
+  std::string tick(std::vector<RankPortals>& ranks, const RankPortals& rank)
   {
     const double limit = options::stall_notice_after_s();
     if (limit <= 0 || rank.debugged) // stopped in the debugger: the user knows
-      return;
+      return {};
     const double now = job::wall_clock_now();
     if (start_ < 0) { // the first liveness period without a call
       start_ = now;
       cpu_at_start_ = job::process_cpu_s(rank.os_pid);
       next_notice_ = limit;
-      return;
+      return {};
     }
     if (now - start_ < next_notice_)
-      return;
+      return {};
     const std::string what = job::what_process_does(rank.os_pid, cpu_at_start_);
     const bool blocked = what.rfind("blocked", 0) == 0;
     std::fprintf(stderr,
@@ -81,6 +84,25 @@ public:
                          : "If it waits for a flag in its memory that another rank sets, it waits forever: the "
                            "simulation delivers nothing until the rank's next call");
     next_notice_ *= 3;
+    std::vector<pid_t> job_pids;
+    for (const auto& member : ranks)
+      job_pids.push_back(member.os_pid);
+    if (not job::blocked_on_job_pipe(rank.os_pid, job_pids))
+      return {};
+    for (const auto& other : ranks)
+      if (other.alive && other.rank != rank.rank && job::any_thread_running(other.os_pid))
+        return {};
+    const std::string others = job::describe_blocked_ranks(ranks, [&rank, &what](const RankPortals& r) {
+          if (r.rank == rank.rank)
+            return what;
+          if (not r.alive)
+            return std::string("exited");
+          if (r.current_call.empty() || r.current_call == "user code")
+            return std::string("waiting for the simulation to serve its next call");
+          return "in " + r.current_call;
+        });
+    return "deadlock: rank " + std::to_string(rank.rank) + " is " + what +
+           ", and no other rank can run to end it (" + others + ")";
   }
 
 private:
@@ -104,7 +126,8 @@ RankProxy::Wake RankProxy::wait_for_request()
     const bool woken =
         ipc::wait_for_ring(channel->request_bell, requests_seen_, spin_, &liveness_period, &channel->attention);
     if (not woken)
-      stall.tick(world_.ranks[rank_]);
+      if (std::string deadlock = stall.tick(world_.ranks, world_.ranks[rank_]); not deadlock.empty())
+        control_.finish(job::kDeadlockStatus, deadlock);
     if ((channel->attention.load() & ipc::kAttentionPmi) != 0) {
       channel->attention.fetch_and(~ipc::kAttentionPmi);
       return Wake::Pmi; // a request rung meanwhile stays pending for the next wait

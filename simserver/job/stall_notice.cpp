@@ -1,6 +1,8 @@
 #include "stall_notice.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <sys/syscall.h>
@@ -51,6 +53,61 @@ bool takes_descriptor(long number)
 }
 
 } // namespace
+
+bool blocked_on_job_pipe(pid_t pid, const std::vector<pid_t>& job_pids)
+{
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::ifstream syscall_file(proc + "/syscall");
+  std::string number, argument;
+  syscall_file >> number >> argument;
+  if (number != std::to_string(SYS_read))
+    return false;
+  std::string pipe;
+  try {
+    char target[256] = {};
+    const std::string fd = std::to_string(std::stol(argument, nullptr, 16));
+    if (readlink((proc + "/fd/" + fd).c_str(), target, sizeof target - 1) <= 0)
+      return false;
+    pipe = target;
+  } catch (...) {
+    return false;
+  }
+  if (pipe.rfind("pipe:[", 0) != 0)
+    return false;
+  // Every process that holds this pipe must be one of the job's.
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    const pid_t holder = static_cast<pid_t>(std::stol(name));
+    bool holds = false;
+    std::error_code fd_error;
+    for (const auto& fd : std::filesystem::directory_iterator(entry.path() / "fd", fd_error)) {
+      char target[256] = {};
+      if (readlink(fd.path().c_str(), target, sizeof target - 1) > 0 && pipe == target) {
+        holds = true;
+        break;
+      }
+    }
+    if (holds && std::find(job_pids.begin(), job_pids.end(), holder) == job_pids.end())
+      return false;
+  }
+  return true;
+}
+
+bool any_thread_running(pid_t pid)
+{
+  std::error_code error;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
+    std::ifstream stat(task.path() / "stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto end_of_name = text.rfind(')');
+    if (end_of_name != std::string::npos && end_of_name + 2 < text.size() && text[end_of_name + 2] == 'R')
+      return true;
+  }
+  return false;
+}
 
 double process_cpu_s(pid_t pid)
 {

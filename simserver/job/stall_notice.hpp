@@ -7,6 +7,7 @@
 
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 namespace s4bxi::job {
 
@@ -17,5 +18,14 @@ std::string what_process_does(pid_t pid, double cpu_at_last_call_s);
 
 // The process's CPU time (user + system, all threads), or 0.
 double process_cpu_s(pid_t pid);
+
+// Its main thread sleeps reading a pipe that only the processes in
+// `job_pids` hold (so only one of them could write to it): then, if none of
+// them runs, nothing ever will. A terminal, a socket, a file, a pipe from
+// another program, or another system call: false, it may still end.
+bool blocked_on_job_pipe(pid_t pid, const std::vector<pid_t>& job_pids);
+
+// One of its threads is running or runnable.
+bool any_thread_running(pid_t pid);
 
 } // namespace s4bxi::job

@@ -187,19 +187,19 @@ TEST_F(Failures, BoundedRetriesAreNotALivelock)
 
 // A rank blocked in the kernel outside any emulated call (reading a pipe
 // nobody writes) stalls the simulation: the launcher says which rank, in
-// which system call, on what; Ctrl-C still ends it.
-TEST_F(Failures, RankBlockedOutsideEmulatedCallsIsExplained)
+// which system call, on what; and since no other rank can run to write to
+// the pipe, it is a deadlock, reported as such.
+TEST_F(Failures, RankBlockedOutsideEmulatedCallsIsADeadlock)
 {
     RunOptions opts;
-    opts.signal_after = std::chrono::milliseconds(1500);
-    opts.signal = SIGINT;
     opts.timeout = std::chrono::milliseconds(20000);
     auto r = run({"-n", "2", "--cfg=s4bxi/stall-notice-after:0.3", program("stall_pipe")}, opts);
     EXPECT_FALSE(r.timed_out) << describe(r);
-    EXPECT_NE(r.exit_code, 0) << describe(r);
+    EXPECT_EQ(r.exit_code, 86) << describe(r);
     EXPECT_TRUE(contains(r.err, "for rank 1's next call")) << describe(r);
-    EXPECT_TRUE(contains(r.err, "rank 1 is blocked in the kernel in read(fd ")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "deadlock: rank 1 is blocked in the kernel in read(fd ")) << describe(r);
     EXPECT_TRUE(contains(r.err, ": pipe:[")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "no other rank can run to end it (rank 0 ")) << describe(r);
 }
 
 // A rank that runs without calling anything, with preemption off: said too
