@@ -27,19 +27,12 @@ void on_fatal_signal(int signal, siginfo_t* info, void*)
     channel->crash_address = memory_fault ? reinterpret_cast<uint64_t>(info->si_addr) : 0;
     channel->crash_read.store(0, std::memory_order_release);
     [[maybe_unused]] auto written = write(pipe_fd, &rank_number, sizeof rank_number);
-    // While this thread waits here, the server reads its stack. Bounded: a
-    // server that cannot answer must not keep a crashed process alive.
-    const timespec patience{5, 0};
-    timespec waited{0, 0};
+    // While this thread waits here, the server reads its stack. Bounded (100
+    // slices of 50 ms): a server that cannot answer must not keep a crashed
+    // process alive.
     const timespec slice{0, 50'000'000};
-    while (channel->crash_read.load(std::memory_order_acquire) == 0 && waited.tv_sec < patience.tv_sec) {
+    for (int waited = 0; waited < 100 && channel->crash_read.load(std::memory_order_acquire) == 0; ++waited)
       ipc::futex_wait(&channel->crash_read, 0, &slice);
-      waited.tv_nsec += slice.tv_nsec;
-      if (waited.tv_nsec >= 1'000'000'000) {
-        waited.tv_sec++;
-        waited.tv_nsec -= 1'000'000'000;
-      }
-    }
   }
   // The default action now: for a fault, returning re-executes the faulting
   // instruction, which then kills the process with this very signal.

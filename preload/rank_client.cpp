@@ -37,9 +37,8 @@ ipc::HelloResult hello_result{};
 // the spin budget, which adapts to how fast this rank's peer answers.
 std::mutex channel_mutex;
 ipc::SpinBudget spin_budget;
-// Exchanges so far (any thread), and whether this thread is in one: the sync
-// timer interrupts only a thread that runs without calling (sync_timer.cpp).
-std::atomic<uint64_t> exchanges{0};
+// Whether this thread is in an exchange: the sync timer's handler must not
+// start another one on it (sync_timer.cpp).
 thread_local bool in_exchange = false;
 
 // Messages go through write(2): this runs in constructors and destructors,
@@ -77,7 +76,6 @@ bool parse_int(const char* text, long& value)
 void exchange(ipc::Request& request, ipc::Reply& reply)
 {
   in_exchange = true;
-  exchanges.fetch_add(1, std::memory_order_relaxed);
   request.compute_ns = sim_clock::compute_since_reply(sim_clock::thread_cpu_if_measured());
   uint32_t seen = channel->reply_bell.current();
   channel->request = request;
@@ -234,11 +232,6 @@ bool call(ipc::Request& request, ipc::Reply& reply)
   exchange(request, reply);
   errno = saved_errno;
   return true;
-}
-
-uint64_t exchanges_so_far()
-{
-  return exchanges.load(std::memory_order_relaxed);
 }
 
 bool sync_from_signal_handler()

@@ -32,10 +32,9 @@ inline bool attached()
 // several threads are serialized; errno is preserved.
 bool call(ipc::Request& request, ipc::Reply& reply);
 
-// For the sync timer (sync_timer.cpp): how many exchanges the process made,
-// and a Sync exchange from its signal handler, unless this thread is in an
-// exchange already or another thread holds the channel (false then).
-uint64_t exchanges_so_far();
+// For the sync timer (sync_timer.cpp): a Sync exchange from its signal
+// handler, unless this thread is in an exchange already or another thread
+// holds the channel (false then).
 bool sync_from_signal_handler();
 
 // What the server told this process when it attached. Meaningful only when

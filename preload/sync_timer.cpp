@@ -20,7 +20,6 @@ int timer_signal()
   return SIGRTMAX - 3;
 }
 
-thread_local uint64_t exchanges_at_last_tick = 0;
 int64_t quantum = 0;   // 0: no preemption in this process
 bool installed = false; // the handler is ours
 
@@ -55,14 +54,10 @@ void arm_for_this_thread()
 void on_tick(int, siginfo_t*, void*)
 {
   const int saved_errno = errno;
-  // A whole quantum of this thread's CPU time since its last reply (when the
-  // compute is measured); otherwise no exchange since the previous tick.
-  const uint64_t cpu_now = sim_clock::thread_cpu_if_measured();
-  const bool idle_of_calls = cpu_now != 0 ? sim_clock::compute_since_reply(cpu_now) >= static_cast<uint64_t>(quantum)
-                                          : client::exchanges_so_far() == exchanges_at_last_tick;
-  if (idle_of_calls)
+  // A whole quantum of this thread's CPU time since its last reply. The
+  // server enables the timer only when compute is measured, so the clock is.
+  if (sim_clock::compute_since_reply(sim_clock::thread_cpu_if_measured()) >= static_cast<uint64_t>(quantum))
     client::sync_from_signal_handler();
-  exchanges_at_last_tick = client::exchanges_so_far();
   errno = saved_errno;
 }
 

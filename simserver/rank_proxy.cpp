@@ -180,13 +180,11 @@ void RankProxy::reply(ipc::Reply reply)
 void RankProxy::ended(const job::Termination& end)
 {
   RankPortals& rank = world_.ranks[rank_];
-  if (rank.debugged && rank.current_call != "exit") {
-    rank.alive = false;
+  rank.alive = false;
+  if (rank.debugged && rank.current_call != "exit")
     control_.finish(end.shell_status() != 0 ? end.shell_status() : 1,
                     "rank " + std::to_string(rank_) +
                         "'s debugger ended before the program did; the other ranks were stopped");
-  }
-  rank.alive = false;
   rank.current_call = "exited";
   XBT_DEBUG("rank %u %s", rank_, end.describe().c_str());
   if (end.signaled || end.code != 0)
@@ -228,7 +226,8 @@ void RankProxy::operator()()
       reply(ipc::Reply{});
       if (rank.debugged) {
         // Its debugger may stay at its prompt after the program ended: the
-        // job does not wait for the user to quit it.
+        // simulation goes on without waiting for it (the job waits for the
+        // debugger only once every rank is done: wait_for_debuggers).
         ended(job::Termination{});
         return;
       }
