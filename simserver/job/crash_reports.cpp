@@ -30,14 +30,18 @@ std::optional<CrashReport> CrashReports::of(unsigned rank) const
   return std::nullopt;
 }
 
+std::string address_text(uint64_t address)
+{
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
+  return text;
+}
+
 std::string crash_place(const CrashReport& report)
 {
   std::string text;
-  if (report.signal == SIGSEGV || report.signal == SIGBUS) {
-    char address[32];
-    std::snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(report.address));
-    text += std::string(" at address ") + address;
-  }
+  if (report.signal == SIGSEGV || report.signal == SIGBUS)
+    text += " at address " + address_text(report.address);
   // The innermost frame of the program, past the C library's own (abort,
   // raise) when the program's caller is known.
   for (const Frame& frame : report.frames)

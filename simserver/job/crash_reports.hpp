@@ -37,6 +37,9 @@ private:
   std::map<unsigned, CrashReport> reports_;
 };
 
+// "0x7f00": a faulting address as the reports write it.
+std::string address_text(uint64_t address);
+
 // " at address 0x0 in crash_here() at crash.c:20": where, for the sentence
 // that reports the rank's end; empty without a report.
 std::string crash_place(const CrashReport& report);

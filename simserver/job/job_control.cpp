@@ -114,9 +114,7 @@ std::string JobControl::crash_json(unsigned rank) const
   if (not crash)
     return "null";
   std::string json = "{\"signal\": " + std::to_string(crash->signal) + ", \"address\": ";
-  char address[32];
-  std::snprintf(address, sizeof address, "\"0x%llx\"", static_cast<unsigned long long>(crash->address));
-  json += address;
+  trace::append_json_string(json, address_text(crash->address));
   json += ", \"last_portals_call\": ";
   trace::append_json_string(json, world_.ranks[rank].last_call);
   json += ", \"backtrace\": [";

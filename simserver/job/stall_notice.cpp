@@ -52,26 +52,54 @@ bool takes_descriptor(long number)
          number == SYS_sendmsg || number == SYS_flock || number == SYS_fcntl;
 }
 
+// /proc/PID/syscall: "running", or the system call's number and arguments
+// (hexadecimal) that the main thread sleeps in.
+struct SyscallLine {
+  std::string first;
+  std::string argument; // its first argument
+};
+
+SyscallLine syscall_line(pid_t pid)
+{
+  std::ifstream file("/proc/" + std::to_string(pid) + "/syscall");
+  SyscallLine line;
+  file >> line.first >> line.argument;
+  return line;
+}
+
+// What descriptor `fd_hex` (hexadecimal, as /proc/PID/syscall gives it) of
+// `pid` names ("pipe:[123]", "/dev/pts/0"); empty if it cannot be read.
+std::string descriptor_target(pid_t pid, const std::string& fd_hex)
+{
+  try {
+    const long fd = std::stol(fd_hex, nullptr, 16);
+    char target[256] = {};
+    if (readlink(("/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd)).c_str(), target,
+                 sizeof target - 1) > 0)
+      return target;
+  } catch (...) {
+  }
+  return {};
+}
+
+// The fields of /proc/.../stat after the process name, which may hold spaces.
+std::string stat_fields(const std::filesystem::path& stat_file)
+{
+  std::ifstream stat(stat_file);
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto end_of_name = text.rfind(')');
+  return end_of_name == std::string::npos || end_of_name + 2 > text.size() ? std::string()
+                                                                           : text.substr(end_of_name + 2);
+}
+
 } // namespace
 
 bool blocked_on_job_pipe(pid_t pid, const std::vector<pid_t>& job_pids)
 {
-  const std::string proc = "/proc/" + std::to_string(pid);
-  std::ifstream syscall_file(proc + "/syscall");
-  std::string number, argument;
-  syscall_file >> number >> argument;
-  if (number != std::to_string(SYS_read))
+  const SyscallLine line = syscall_line(pid);
+  if (line.first != std::to_string(SYS_read))
     return false;
-  std::string pipe;
-  try {
-    char target[256] = {};
-    const std::string fd = std::to_string(std::stol(argument, nullptr, 16));
-    if (readlink((proc + "/fd/" + fd).c_str(), target, sizeof target - 1) <= 0)
-      return false;
-    pipe = target;
-  } catch (...) {
-    return false;
-  }
+  const std::string pipe = descriptor_target(pid, line.argument);
   if (pipe.rfind("pipe:[", 0) != 0)
     return false;
   // Every process that holds this pipe must be one of the job's.
@@ -99,24 +127,15 @@ bool blocked_on_job_pipe(pid_t pid, const std::vector<pid_t>& job_pids)
 bool any_thread_running(pid_t pid)
 {
   std::error_code error;
-  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
-    std::ifstream stat(task.path() / "stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const auto end_of_name = text.rfind(')');
-    if (end_of_name != std::string::npos && end_of_name + 2 < text.size() && text[end_of_name + 2] == 'R')
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error))
+    if (stat_fields(task.path() / "stat").rfind('R', 0) == 0) // the state comes first
       return true;
-  }
   return false;
 }
 
 double process_cpu_s(pid_t pid)
 {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  const auto end_of_name = text.rfind(')');
-  if (end_of_name == std::string::npos)
-    return 0;
-  std::istringstream fields(text.substr(end_of_name + 2));
+  std::istringstream fields(stat_fields("/proc/" + std::to_string(pid) + "/stat"));
   std::string field;
   unsigned long user = 0, system = 0;
   // Fields 3 onwards; utime and stime are fields 14 and 15.
@@ -131,13 +150,10 @@ double process_cpu_s(pid_t pid)
 
 std::string what_process_does(pid_t pid, double cpu_at_last_call_s)
 {
-  const std::string proc = "/proc/" + std::to_string(pid);
-  std::ifstream syscall_file(proc + "/syscall");
-  std::string first;
-  syscall_file >> first;
-  if (first.empty())
+  const SyscallLine line = syscall_line(pid);
+  if (line.first.empty())
     return "in an unknown state";
-  if (first == "running") {
+  if (line.first == "running") {
     char text[128];
     std::snprintf(text, sizeof text, "running without calling anything (%.1f s of CPU time since its last call)",
                   process_cpu_s(pid) - cpu_at_last_call_s);
@@ -145,20 +161,16 @@ std::string what_process_does(pid_t pid, double cpu_at_last_call_s)
   }
   long number = -1;
   try {
-    number = std::stol(first);
+    number = std::stol(line.first);
   } catch (...) {
     return "in an unknown state";
   }
   std::string call = syscall_name(number) != nullptr ? syscall_name(number) : "system call " + std::to_string(number);
   if (takes_descriptor(number)) {
-    std::string argument;
-    syscall_file >> argument;
+    const std::string target = descriptor_target(pid, line.argument);
     try {
-      const long fd = std::stol(argument, nullptr, 16);
-      char target[256] = {};
-      const ssize_t length =
-          readlink((proc + "/fd/" + std::to_string(fd)).c_str(), target, sizeof target - 1);
-      call += "(fd " + std::to_string(fd) + (length > 0 ? std::string(": ") + target : std::string()) + ")";
+      call += "(fd " + std::to_string(std::stol(line.argument, nullptr, 16)) +
+              (target.empty() ? std::string() : ": " + target) + ")";
     } catch (...) {
     }
   }
