@@ -21,6 +21,16 @@
     }                                                                           \
   } while (0)
 
+/* Portals up, a logical matching NI, and this rank's identity. */
+static inline ptl_handle_ni_t bench_init(ptl_process_t *me)
+{
+  ptl_handle_ni_t ni;
+  CHECK(PtlInit());
+  CHECK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_LOGICAL, PTL_PID_ANY, NULL, NULL, &ni));
+  CHECK(PtlGetId(ni, me));
+  return ni;
+}
+
 /* Simulated time: clock_gettime is answered by the emulator. */
 static inline double simulated_seconds(void)
 {

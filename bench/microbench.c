@@ -53,11 +53,8 @@ int main(int argc, char **argv)
       max_size = strtoull(argv[i + 1], NULL, 10);
   }
 
-  ptl_handle_ni_t ni;
   ptl_process_t me;
-  CHECK(PtlInit());
-  CHECK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_LOGICAL, PTL_PID_ANY, NULL, NULL, &ni));
-  CHECK(PtlGetId(ni, &me));
+  ptl_handle_ni_t ni = bench_init(&me);
   /* Room for every completion of a no-wait batch (SEND and ACK of each Put). */
   CHECK(PtlEQAlloc(ni, (ptl_size_t)(2 * iterations + 16), &eq));
   ptl_pt_index_t pt;

@@ -29,11 +29,8 @@ int main(int argc, char **argv)
       max_size = sizes[i];
   }
 
-  ptl_handle_ni_t ni;
   ptl_process_t me;
-  CHECK(PtlInit());
-  CHECK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_LOGICAL, PTL_PID_ANY, NULL, NULL, &ni));
-  CHECK(PtlGetId(ni, &me));
+  ptl_handle_ni_t ni = bench_init(&me);
   ptl_handle_eq_t eq;
   CHECK(PtlEQAlloc(ni, 1024, &eq));
   ptl_pt_index_t pt;

@@ -25,11 +25,8 @@ int main(int argc, char **argv)
 {
   long iterations = argc > 1 ? atol(argv[1]) : 100000;
   size_t size = argc > 2 ? strtoull(argv[2], NULL, 10) : 8;
-  ptl_handle_ni_t ni;
   ptl_process_t me;
-  CHECK(PtlInit());
-  CHECK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_LOGICAL, PTL_PID_ANY, NULL, NULL, &ni));
-  CHECK(PtlGetId(ni, &me));
+  ptl_handle_ni_t ni = bench_init(&me);
   ptl_handle_eq_t eq;
   CHECK(PtlEQAlloc(ni, 256, &eq));
   ptl_pt_index_t pt;

@@ -47,11 +47,8 @@ int main(int argc, char **argv)
 {
   long rounds = argc > 1 ? atol(argv[1]) : 1000;
   size_t size = argc > 2 ? strtoull(argv[2], NULL, 10) : 8;
-  ptl_handle_ni_t ni;
   ptl_process_t me;
-  CHECK(PtlInit());
-  CHECK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_LOGICAL, PTL_PID_ANY, NULL, NULL, &ni));
-  CHECK(PtlGetId(ni, &me));
+  ptl_handle_ni_t ni = bench_init(&me);
   ptl_process_t first;
   ptl_size_t ranks = 0;
   CHECK(PtlGetMap(ni, 1, &first, &ranks));

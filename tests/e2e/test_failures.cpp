@@ -30,6 +30,16 @@ int line_of(const std::string &source, const std::string &text)
 
 class Failures : public E2ETest {};
 
+// The launcher gets `signal` after `delay` (a run that would not end by itself).
+RunOptions signalled_after(std::chrono::milliseconds delay, int signal)
+{
+    RunOptions opts;
+    opts.signal_after = delay;
+    opts.signal = signal;
+    opts.timeout = std::chrono::milliseconds(20000);
+    return opts;
+}
+
 TEST_F(Failures, SegfaultingRankIsReported)
 {
     auto r = run({"-n", "2", program("crash_segv")});
@@ -206,10 +216,7 @@ TEST_F(Failures, RankBlockedOutsideEmulatedCallsIsADeadlock)
 // (it may spin on memory).
 TEST_F(Failures, RankRunningWithoutCallsIsExplained)
 {
-    RunOptions opts;
-    opts.signal_after = std::chrono::milliseconds(1500);
-    opts.signal = SIGINT;
-    opts.timeout = std::chrono::milliseconds(20000);
+    const RunOptions opts = signalled_after(std::chrono::milliseconds(1500), SIGINT);
     auto r = run({"-n", "1", "--cfg=s4bxi/stall-notice-after:0.3", "--cfg=s4bxi/sync-quantum:0",
                   program("forever_compute")}, opts);
     EXPECT_FALSE(r.timed_out) << describe(r);
@@ -220,10 +227,7 @@ TEST_F(Failures, RankRunningWithoutCallsIsExplained)
 // on): the launcher must stop every rank and the server, and exit non-zero.
 TEST_F(Failures, InterruptStopsEverything)
 {
-    RunOptions opts;
-    opts.signal_after = std::chrono::milliseconds(1000);
-    opts.signal = SIGINT;
-    opts.timeout = std::chrono::milliseconds(20000);
+    const RunOptions opts = signalled_after(std::chrono::milliseconds(1000), SIGINT);
     auto r = run({"-n", "2", program("forever_compute")}, opts);
     EXPECT_FALSE(r.timed_out);
     EXPECT_NE(r.exit_code, 0) << describe(r);
@@ -233,10 +237,7 @@ TEST_F(Failures, InterruptStopsEverything)
 
 TEST_F(Failures, TerminateStopsEverything)
 {
-    RunOptions opts;
-    opts.signal_after = std::chrono::milliseconds(1000);
-    opts.signal = SIGTERM;
-    opts.timeout = std::chrono::milliseconds(20000);
+    const RunOptions opts = signalled_after(std::chrono::milliseconds(1000), SIGTERM);
     auto r = run({"-n", "2", program("forever_compute")}, opts);
     EXPECT_NE(r.exit_code, 0) << describe(r);
     EXPECT_LT(r.wall_s, 6.0)

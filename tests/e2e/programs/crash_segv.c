@@ -27,10 +27,7 @@ int main(void)
         return 1;
     }
 
-    ptl_handle_eq_t eq;
-    ptl_event_t ev;
-    E2E_OK(PtlEQAlloc(ni, 8, &eq));
-    PtlEQWait(eq, &ev);
+    e2e_wait_forever(ni);
     fprintf(stderr, "crash_segv: rank 0 got an event from nowhere\n");
     return 1;
 }

@@ -67,9 +67,6 @@ int main(int argc, char **argv)
         }
         return 1;
     }
-    ptl_handle_eq_t eq;
-    ptl_event_t ev;
-    E2E_OK(PtlEQAlloc(ni, 8, &eq));
-    PtlEQWait(eq, &ev);
+    e2e_wait_forever(ni);
     return 1;
 }

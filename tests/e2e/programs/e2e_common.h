@@ -169,6 +169,16 @@ static inline ptl_handle_me_t e2e_append_me(ptl_handle_ni_t ni, ptl_pt_index_t p
     return handle;
 }
 
+/* Waits for an event that never comes (the rank that stays behind while
+ * another crashes, stalls or deadlocks). */
+static inline void e2e_wait_forever(ptl_handle_ni_t ni)
+{
+    ptl_handle_eq_t eq;
+    ptl_event_t ev;
+    E2E_OK(PtlEQAlloc(ni, 8, &eq));
+    PtlEQWait(eq, &ev);
+}
+
 /* Barrier state, on the NI given to e2e_barrier_init. */
 static ptl_handle_ni_t e2e_bar_ni;
 static ptl_handle_eq_t e2e_bar_eq;

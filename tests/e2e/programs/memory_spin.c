@@ -11,7 +11,7 @@
  *           spins until it reaches the rank count then Puts a release flag to
  *           each rank, which spins on it; three rounds.
  */
-#include "e2e_common.h"
+#include "conformance_common.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -51,30 +51,10 @@ int main(int argc, char **argv)
     E2E_OK(PtlEQAlloc(ni, 64, &eq));
     E2E_OK(PtlPTAlloc(ni, 0, PTL_EQ_NONE, PT_FLAG, &pt));
     /* Match bits 1: the flag; 2: the counter. */
-    ptl_me_t me;
-    ptl_handle_me_t flag_me, counter_me;
-    memset(&me, 0, sizeof me);
-    me.start = (void *)&flag;
-    me.length = sizeof flag;
-    me.ct_handle = PTL_CT_NONE;
-    me.uid = PTL_UID_ANY;
-    me.match_id.rank = PTL_RANK_ANY;
-    me.match_bits = 1;
-    me.options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_COMM_DISABLE;
-    E2E_OK(PtlMEAppend(ni, PT_FLAG, &me, PTL_PRIORITY_LIST, NULL, &flag_me));
-    me.start = (void *)&counter;
-    me.length = sizeof counter;
-    me.match_bits = 2;
-    E2E_OK(PtlMEAppend(ni, PT_FLAG, &me, PTL_PRIORITY_LIST, NULL, &counter_me));
-    ptl_handle_md_t md = e2e_bind_md(ni, &one, sizeof one);
-    ptl_md_t desc;
-    memset(&desc, 0, sizeof desc);
-    desc.start = &one;
-    desc.length = sizeof one;
-    desc.eq_handle = eq;
-    desc.ct_handle = PTL_CT_NONE;
-    desc.options = PTL_MD_EVENT_SEND_DISABLE;
-    E2E_OK(PtlMDBind(ni, &desc, &md));
+    const unsigned options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_COMM_DISABLE;
+    cf_append(ni, PT_FLAG, (void *)&flag, sizeof flag, 1, options, PTL_CT_NONE, PTL_PRIORITY_LIST, NULL);
+    cf_append(ni, PT_FLAG, (void *)&counter, sizeof counter, 2, options, PTL_CT_NONE, PTL_PRIORITY_LIST, NULL);
+    ptl_handle_md_t md = cf_bind(ni, &one, sizeof one, PTL_MD_EVENT_SEND_DISABLE, eq, PTL_CT_NONE);
     e2e_barrier_init(ni);
     e2e_barrier();
 

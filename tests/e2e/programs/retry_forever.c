@@ -6,7 +6,7 @@
  * PTL_NI_PT_DISABLED. With "bounded", rank 0 gives up after 200 retries and
  * both ranks end normally (no false livelock).
  */
-#include "e2e_common.h"
+#include "conformance_common.h"
 
 #define PT_F 4
 
@@ -30,17 +30,7 @@ int main(int argc, char **argv)
         }
     } else {
         static char byte;
-        ptl_handle_md_t md = e2e_bind_md(ni, &byte, 1);
-        (void)md;
-        ptl_md_t desc;
-        memset(&desc, 0, sizeof desc);
-        desc.start = &byte;
-        desc.length = 1;
-        desc.eq_handle = eq;
-        desc.ct_handle = PTL_CT_NONE;
-        desc.options = PTL_MD_EVENT_SEND_DISABLE;
-        ptl_handle_md_t retry_md;
-        E2E_OK(PtlMDBind(ni, &desc, &retry_md));
+        ptl_handle_md_t retry_md = cf_bind(ni, &byte, 1, PTL_MD_EVENT_SEND_DISABLE, eq, PTL_CT_NONE);
         e2e_barrier();
         for (long attempt = 0; !bounded || attempt < 200; ++attempt) {
             ptl_event_t ev;
