@@ -13,7 +13,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 6;
+inline constexpr uint32_t kProtocolVersion = 7;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -179,6 +179,7 @@ inline constexpr uint32_t kNILogical = 1U << 1;
 inline constexpr uint32_t kPTOnlyUseOnce = 1U << 0;
 inline constexpr uint32_t kPTOnlyTruncate = 1U << 1;
 inline constexpr uint32_t kPTFlowControl = 1U << 2;
+inline constexpr uint32_t kPTAllocDisabled = 1U << 3; // allocated disabled (PtlPTEnable opens it)
 // MD
 inline constexpr uint32_t kMDEventSuccessDisable = 1U << 0;
 inline constexpr uint32_t kMDEventCtSend = 1U << 1;
@@ -188,6 +189,8 @@ inline constexpr uint32_t kMDEventCtBytes = 1U << 4;
 inline constexpr uint32_t kMDUnordered = 1U << 5;
 inline constexpr uint32_t kMDEventSendDisable = 1U << 6;
 inline constexpr uint32_t kMDVolatile = 1U << 7;
+// Delivery need not be guaranteed; only a Put without acknowledgment is defined.
+inline constexpr uint32_t kMDUnreliable = 1U << 8;
 // Shared by MDs and entries: `start` is the address of an array of `length`
 // I/O vector elements, each a 64-bit base address then a 64-bit length (the
 // ptl_iovec_t layout of every LP64 ABI we serve).
@@ -213,6 +216,9 @@ inline constexpr uint32_t kEntryNoTruncate = 1U << 15;
 inline constexpr uint32_t kEntryMayAlign = 1U << 16;
 inline constexpr uint32_t kEntryUnexpectedHdrDisable = 1U << 17;
 inline constexpr uint32_t kEntryIsAccessible = 1U << 18;
+// With kEntryManageLocal, appending moves the local offset past the requested
+// length of every matching unexpected header.
+inline constexpr uint32_t kEntryLocalIncUhRlength = 1U << 19;
 } // namespace option
 
 enum class ListKind : uint32_t { Priority, Overflow };
@@ -428,13 +434,19 @@ struct SearchArgs {
   uint32_t pt_index;
   SearchOp op;
   uint32_t is_matching; // 1 for PtlMESearch
+  // The entry's counter counts the search (matches in success, the search's
+  // end in failure), as in the current generation of Sandia's ABI; in the
+  // others a search only counts what a search-delete consumes.
+  uint32_t counting;
+  uint32_t pad;
   uint64_t user_ptr;
   ListEntry entry;
 };
 
 struct Request {
   Op op = Op::Noop;
-  uint32_t pad = 0;
+  // For waits and polls: Channel::abort_generation when the call began.
+  uint32_t abort_epoch = 0;
   // Thread CPU time the process consumed since the previous reply: the compute
   // that the server injects before it handles the call.
   uint64_t compute_ns = 0;
@@ -485,6 +497,7 @@ enum class Status : int32_t {
   PtEqNeeded,
   PtInUse,
   Ignored,
+  Aborted, // a wait or poll ended by PtlAbort
 };
 
 struct HelloResult {

@@ -48,6 +48,13 @@ struct SegmentHeader {
 
 inline constexpr uint32_t kAttentionPmi = 1;
 inline constexpr uint32_t kAttentionEnded = 2;
+// A rank called PtlAbort (some rank: see Channel::abort_generation).
+inline constexpr uint32_t kAttentionAbort = 4;
+
+// What a rank writes to the run's crash pipe (4 bytes, atomic in a pipe): its
+// rank number when it crashes, its rank number with this bit when it called
+// PtlAbort.
+inline constexpr uint32_t kNoticeAbortTag = 1U << 31;
 
 struct alignas(64) Channel {
   Doorbell request_bell; // rung by the rank, waited on by the server
@@ -74,6 +81,12 @@ struct alignas(64) Channel {
   int32_t crash_tid;
   uint64_t crash_address; // faulting address (SIGSEGV, SIGBUS), else 0
   std::atomic<uint32_t> crash_read;
+  // Incremented by PtlAbort while a thread of the rank waits: a wait or poll
+  // that began under an older value (Request::abort_epoch) ends with
+  // Status::Aborted.
+  std::atomic<uint32_t> abort_generation;
+  // The thread in an exchange (0: none): the others may still call PtlAbort.
+  std::atomic<int32_t> exchange_tid;
   alignas(64) Request request;
   alignas(64) Reply reply;
 };

@@ -6,10 +6,11 @@
 // report it, and the caller answers PTL_ARG_INVALID without a round trip.
 // Everything that can be encoded is sent, and the server judges it.
 //
-// The library is built once per binary flavour of portals4.h (include/bxi or
-// include/sandia first on the include path); these helpers compile against
-// either, and differ only where the two ABIs differ in kind, not in numbers:
-// handle width, the "none" handles, wildcard values and optional names.
+// The library is built once per binary flavour of portals4.h (include/bxi,
+// include/sandia or include/sandia-legacy first on the include path); these
+// helpers compile against each, and differ only where the ABIs differ in
+// kind, not in numbers: handle width, the "none" handles, wildcard values and
+// the names one flavour has and another has not.
 #pragma once
 
 #include "portals4.h"
@@ -21,7 +22,7 @@
 #include <type_traits>
 
 #if defined(S4BXI_PORTALS4_ABI_BXI) == defined(S4BXI_PORTALS4_ABI_SANDIA)
-#error "portals4.h must be one of the emulator's two flavours (include/bxi or include/sandia)"
+#error "portals4.h must be one of the emulator's flavours (include/bxi, include/sandia or include/sandia-legacy)"
 #endif
 
 namespace s4bxi::preload::abi {
@@ -30,6 +31,14 @@ namespace s4bxi::preload::abi {
 inline constexpr bool kBxiAbi = true;
 #else
 inline constexpr bool kBxiAbi = false;
+#endif
+// The current generation of Sandia's numbering (2023-24): PtlAbort and
+// PTL_ABORTED instead of PTL_INTERRUPTED, no ACK_DISABLE, counting searches.
+#if defined(S4BXI_PORTALS4_ABI_SANDIA) && !defined(S4BXI_PORTALS4_SANDIA_LEGACY)
+#define S4BXI_ABI_SANDIA_CURRENT 1
+inline constexpr bool kSandiaCurrentAbi = true;
+#else
+inline constexpr bool kSandiaCurrentAbi = false;
 #endif
 
 // ---- handles ---------------------------------------------------------------
@@ -166,7 +175,14 @@ inline int status_from_wire(ipc::Status status)
   case ipc::Status::EqEmpty: return PTL_EQ_EMPTY;
   case ipc::Status::Fail: return PTL_FAIL;
   case ipc::Status::InUse: return PTL_IN_USE;
+#ifdef S4BXI_ABI_SANDIA_CURRENT
+  // PTL_INTERRUPTED is gone; the reference implementation fails instead.
+  case ipc::Status::Interrupted: return PTL_FAIL;
+  case ipc::Status::Aborted: return PTL_ABORTED;
+#else
   case ipc::Status::Interrupted: return PTL_INTERRUPTED;
+  case ipc::Status::Aborted: return PTL_FAIL; // no PtlAbort in this ABI: never sent
+#endif
   case ipc::Status::ListTooLong: return PTL_LIST_TOO_LONG;
   case ipc::Status::NoInit: return PTL_NO_INIT;
   case ipc::Status::NoSpace: return PTL_NO_SPACE;
@@ -190,6 +206,9 @@ inline constexpr BitName kPTBits[] = {
     {PTL_PT_ONLY_USE_ONCE, ipc::option::kPTOnlyUseOnce},
     {PTL_PT_ONLY_TRUNCATE, ipc::option::kPTOnlyTruncate},
     {PTL_PT_FLOWCTRL, ipc::option::kPTFlowControl},
+#ifdef PTL_PT_ALLOC_DISABLED // current Sandia generation only
+    {PTL_PT_ALLOC_DISABLED, ipc::option::kPTAllocDisabled},
+#endif
 #ifdef PTL_PT_MATCH_UNORDERED // not in the BXI ABI
     // A hint that matching may ignore order; matching in order honours it.
     {PTL_PT_MATCH_UNORDERED, 0},
@@ -206,12 +225,20 @@ inline constexpr BitName kMDBits[] = {
     {PTL_MD_UNORDERED, ipc::option::kMDUnordered},
     {PTL_MD_EVENT_SEND_DISABLE, ipc::option::kMDEventSendDisable},
     {PTL_MD_VOLATILE, ipc::option::kMDVolatile},
+#ifdef PTL_MD_UNRELIABLE // current Sandia generation only
+    {PTL_MD_UNRELIABLE, ipc::option::kMDUnreliable},
+#endif
 };
 
-// MEs and LEs share their first bit names; the last three exist only for
-// MEs, so on an LE they are bits without a name.
+// MEs and LEs share their first bit names; the ME-only ones (the last
+// kMEOnlyBits of the table) are bits without a name on an LE.
+#ifdef PTL_LE_ACK_DISABLE // not in the current Sandia generation
+inline constexpr unsigned int kLEAckDisable = PTL_LE_ACK_DISABLE;
+#else
+inline constexpr unsigned int kLEAckDisable = 0;
+#endif
 inline constexpr unsigned int kLEOptionNames =
-    PTL_IOVEC | PTL_LE_OP_PUT | PTL_LE_OP_GET | PTL_LE_USE_ONCE | PTL_LE_ACK_DISABLE | PTL_LE_UNEXPECTED_HDR_DISABLE |
+    PTL_IOVEC | PTL_LE_OP_PUT | PTL_LE_OP_GET | PTL_LE_USE_ONCE | kLEAckDisable | PTL_LE_UNEXPECTED_HDR_DISABLE |
     PTL_LE_IS_ACCESSIBLE | PTL_LE_EVENT_LINK_DISABLE | PTL_LE_EVENT_COMM_DISABLE | PTL_LE_EVENT_FLOWCTRL_DISABLE |
     PTL_LE_EVENT_SUCCESS_DISABLE | PTL_LE_EVENT_OVER_DISABLE | PTL_LE_EVENT_UNLINK_DISABLE | PTL_LE_EVENT_CT_COMM |
     PTL_LE_EVENT_CT_OVERFLOW | PTL_LE_EVENT_CT_BYTES;
@@ -220,7 +247,9 @@ inline constexpr BitName kMEBits[] = {
     {PTL_ME_OP_PUT, ipc::option::kEntryOpPut},
     {PTL_ME_OP_GET, ipc::option::kEntryOpGet},
     {PTL_ME_USE_ONCE, ipc::option::kEntryUseOnce},
+#ifdef PTL_ME_ACK_DISABLE
     {PTL_ME_ACK_DISABLE, ipc::option::kEntryAckDisable},
+#endif
     {PTL_ME_UNEXPECTED_HDR_DISABLE, ipc::option::kEntryUnexpectedHdrDisable},
     {PTL_ME_IS_ACCESSIBLE, ipc::option::kEntryIsAccessible},
     {PTL_ME_EVENT_LINK_DISABLE, ipc::option::kEntryEventLinkDisable},
@@ -235,8 +264,16 @@ inline constexpr BitName kMEBits[] = {
     {PTL_ME_MANAGE_LOCAL, ipc::option::kEntryManageLocal},
     {PTL_ME_NO_TRUNCATE, ipc::option::kEntryNoTruncate},
     {PTL_ME_MAY_ALIGN, ipc::option::kEntryMayAlign},
+#ifdef PTL_ME_LOCAL_INC_UH_RLENGTH // current Sandia generation only
+    {PTL_ME_LOCAL_INC_UH_RLENGTH, ipc::option::kEntryLocalIncUhRlength},
+#endif
 };
-inline constexpr std::span<const BitName> kLEBits = std::span(kMEBits).first(std::size(kMEBits) - 3);
+#ifdef PTL_ME_LOCAL_INC_UH_RLENGTH
+inline constexpr std::size_t kMEOnlyBits = 4;
+#else
+inline constexpr std::size_t kMEOnlyBits = 3;
+#endif
+inline constexpr std::span<const BitName> kLEBits = std::span(kMEBits).first(std::size(kMEBits) - kMEOnlyBits);
 static_assert(
     [] {
       for (const BitName& name : kMEBits) {

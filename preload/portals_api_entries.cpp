@@ -96,6 +96,7 @@ int search(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ipc::ListEn
   args.pt_index = pt_index;
   args.op = *op;
   args.is_matching = matching ? 1 : 0;
+  args.counting = abi::kSandiaCurrentAbi ? 1 : 0;
   args.user_ptr = abi::address_of(user_ptr);
   args.entry = entry;
   ipc::Reply reply;

@@ -37,6 +37,16 @@ S4BXI_EXPORT void PtlFini(void)
   api::forward(request, reply);
 }
 
+#ifdef S4BXI_ABI_SANDIA_CURRENT
+// Only the current generation of Sandia's ABI declares it. No round trip for
+// the caller: the waits it ends learn it from the shared segment, and the
+// server from the notice (rank_client.cpp).
+S4BXI_EXPORT void PtlAbort(void)
+{
+  client::abort_waits();
+}
+#endif
+
 S4BXI_EXPORT int PtlNIInit(ptl_interface_t iface, unsigned int options, ptl_pid_t pid, const ptl_ni_limits_t* desired,
                            ptl_ni_limits_t* actual, ptl_handle_ni_t* ni_handle)
 {

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace s4bxi::preload::client {
@@ -32,6 +33,10 @@ ipc::SegmentHeader* header = nullptr;
 ipc::Channel* channel = nullptr;
 uint32_t channel_rank = 0;
 ipc::HelloResult hello_result{};
+// The write end of the run's crash pipe, which also carries PtlAbort notices.
+int notice_fd = -1;
+// Threads in (or queued for) a wait or poll that PtlAbort can end.
+std::atomic<uint32_t> abortable_waiters{0};
 
 // Serializes the threads of the process on the single channel; also guards
 // the spin budget, which adapts to how fast this rank's peer answers.
@@ -76,6 +81,8 @@ bool parse_int(const char* text, long& value)
 void exchange(ipc::Request& request, ipc::Reply& reply)
 {
   in_exchange = true;
+  thread_local const int32_t tid = static_cast<int32_t>(syscall(SYS_gettid));
+  channel->exchange_tid.store(tid, std::memory_order_relaxed);
   request.compute_ns = sim_clock::compute_since_reply(sim_clock::thread_cpu_if_measured());
   uint32_t seen = channel->reply_bell.current();
   channel->request = request;
@@ -88,7 +95,13 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   // Read after the wait, so that neither the spinning nor the time blocked
   // counts as compute.
   sim_clock::on_reply(reply.now, sim_clock::thread_cpu_if_measured());
+  channel->exchange_tid.store(0, std::memory_order_relaxed);
   in_exchange = false;
+}
+
+bool abortable(ipc::Op op)
+{
+  return op == ipc::Op::EQWait or op == ipc::Op::EQPoll or op == ipc::Op::CTWait or op == ipc::Op::CTPoll;
 }
 
 // A process forked by the rank shares nothing with the server: the channel
@@ -193,8 +206,10 @@ __attribute__((constructor(101))) void attach()
   hello_result = reply.result.hello;
   current_state.store(State::Attached, std::memory_order_release);
   long crash_fd = -1;
-  if (const char* crash_text = std::getenv(ipc::kEnvCrashFd); crash_text != nullptr and parse_int(crash_text, crash_fd))
+  if (const char* crash_text = std::getenv(ipc::kEnvCrashFd); crash_text != nullptr and parse_int(crash_text, crash_fd)) {
     crash::install(channel, channel_rank, static_cast<int>(crash_fd));
+    notice_fd = static_cast<int>(crash_fd);
+  }
   sync_timer::start(header->clock.sync_quantum_ns);
 }
 
@@ -225,13 +240,45 @@ State state()
 bool call(ipc::Request& request, ipc::Reply& reply)
 {
   int saved_errno = errno;
-  std::lock_guard lock(channel_mutex);
+  const bool can_abort = abortable(request.op) and state() == State::Attached;
+  if (can_abort) {
+    // The epoch is taken before queueing for the channel: an abort while
+    // this thread waits for another thread's call ends this wait too.
+    abortable_waiters.fetch_add(1, std::memory_order_seq_cst);
+    request.abort_epoch = channel->abort_generation.load(std::memory_order_seq_cst);
+  }
+  std::unique_lock lock(channel_mutex);
   // Checked under the lock: another thread may have sent Exit meanwhile.
-  if (state() != State::Attached)
+  if (state() != State::Attached) {
+    if (can_abort)
+      abortable_waiters.fetch_sub(1);
     return false;
-  exchange(request, reply);
+  }
+  if (can_abort and channel->abort_generation.load() != request.abort_epoch) {
+    reply = ipc::Reply{};
+    reply.status = ipc::Status::Aborted;
+    reply.now = sim_clock::now_ns() * 1e-9;
+  } else {
+    exchange(request, reply);
+  }
+  if (can_abort)
+    abortable_waiters.fetch_sub(1);
   errno = saved_errno;
   return true;
+}
+
+void abort_waits()
+{
+  if (state() != State::Attached or abortable_waiters.load(std::memory_order_seq_cst) == 0)
+    return;
+  const int saved_errno = errno;
+  channel->abort_generation.fetch_add(1, std::memory_order_seq_cst);
+  // The server may be waiting for another rank, or idle: tell it now.
+  const uint32_t notice = channel_rank | ipc::kNoticeAbortTag;
+  if (notice_fd >= 0)
+    while (write(notice_fd, &notice, sizeof notice) < 0 and errno == EINTR) {
+    }
+  errno = saved_errno;
 }
 
 bool sync_from_signal_handler()

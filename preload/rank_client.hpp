@@ -32,6 +32,12 @@ inline bool attached()
 // several threads are serialized; errno is preserved.
 bool call(ipc::Request& request, ipc::Reply& reply);
 
+// PtlAbort: ends, with Status::Aborted, every wait or poll (EQWait, EQPoll,
+// CTWait, CTPoll) that a thread of this process is in or queued for, the one
+// the server serves included. Waits that begin afterwards are not affected.
+// Does nothing when no thread waits (as Sandia's implementation).
+void abort_waits();
+
 // For the sync timer (sync_timer.cpp): a Sync exchange from its signal
 // handler, unless this thread is in an exchange already or another thread
 // holds the channel (false then).

@@ -14,7 +14,7 @@ bool parse_count(const std::string& text, unsigned& value)
 
 std::optional<Abi> parse_abi(const std::string& text)
 {
-  for (Abi abi : {Abi::Auto, Abi::Bxi, Abi::Sandia})
+  for (Abi abi : {Abi::Auto, Abi::Bxi, Abi::Sandia, Abi::SandiaLegacy})
     if (text == abi_name(abi))
       return abi;
   return std::nullopt;
@@ -28,6 +28,7 @@ const char* abi_name(Abi abi)
   case Abi::Auto: return "auto";
   case Abi::Bxi: return "bxi";
   case Abi::Sandia: return "sandia";
+  case Abi::SandiaLegacy: return "sandia-legacy";
   }
   return "auto";
 }
@@ -162,7 +163,7 @@ std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>
         return std::nullopt;
       auto abi = parse_abi(value);
       if (not abi) {
-        error = "the ABI '" + value + "' is unknown (use --abi auto, bxi or sandia)";
+        error = "the ABI '" + value + "' is unknown (use --abi auto, bxi, sandia or sandia-legacy)";
         return std::nullopt;
       }
       options.abi = *abi;

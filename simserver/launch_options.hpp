@@ -11,7 +11,9 @@ namespace s4bxi {
 // Which binary flavour of libportals the ranks get (README, "Binary
 // compatibility"): the ABI the program was compiled against, or `Auto` to
 // let the launcher read it from the program.
-enum class Abi { Auto, Bxi, Sandia };
+// Sandia: the current generation of Sandia's numbering (2023-24);
+// SandiaLegacy: the one before it (OpenMPI 4.1's Portals components use it).
+enum class Abi { Auto, Bxi, Sandia, SandiaLegacy };
 
 // "auto", "bxi", "sandia".
 const char* abi_name(Abi abi);

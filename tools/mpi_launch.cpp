@@ -198,9 +198,10 @@ std::optional<std::vector<std::string>> openmpi_environment(const MpiLibrary& mp
             "; reinstall the emulator";
     return std::nullopt;
   }
-  if (options.abi == Abi::Bxi) {
-    error = "--abi bxi cannot serve an OpenMPI program: OpenMPI's Portals 4 components are built against Sandia's "
-            "portals4.h (use --abi sandia or auto)";
+  if (options.abi == Abi::Bxi || options.abi == Abi::Sandia) {
+    error = std::string("--abi ") + abi_name(options.abi) +
+            " cannot serve an OpenMPI program: OpenMPI 4.1's Portals 4 components are built against Sandia's "
+            "portals4.h before its 2023 renumbering (use --abi sandia-legacy or auto)";
     return std::nullopt;
   }
 

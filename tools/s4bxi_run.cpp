@@ -174,10 +174,12 @@ void prepare_mpi(s4bxi::LaunchOptions& options, const fs::path& program, const f
     if (options.verbose)
       std::fprintf(stderr, "s4bxi-run: %s\n", variable.c_str());
   }
-  options.abi = s4bxi::Abi::Sandia;
+  // OpenMPI 4.1's components are written for (and built against) Sandia's
+  // numbering before 2023 (preload/openmpi/CMakeLists.txt).
+  options.abi = s4bxi::Abi::SandiaLegacy;
   options.layer = s4bxi::launcher::openmpi_layer(support);
   if (options.verbose)
-    std::fprintf(stderr, "s4bxi-run: %s uses %s: %s, ABI sandia\n", program.c_str(), mpi->path.c_str(),
+    std::fprintf(stderr, "s4bxi-run: %s uses %s: %s, ABI sandia-legacy\n", program.c_str(), mpi->path.c_str(),
                  options.layer.c_str());
 }
 

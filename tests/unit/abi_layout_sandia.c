@@ -1,10 +1,10 @@
 /*
  * abi_layout_sandia.c -- compile-time table of the Sandia binary flavour of
- * portals4.h (preload/include/sandia/portals4.h): every scalar size, every
- * structure size, alignment and member offset, and every constant, against
- * the numbers of Sandia's Portals 4 reference header (sandialabs/portals4,
- * include/portals4.h, the 4.1 revision with 32-bit handles and ptl_me_t.uid)
- * on x86_64 (LP64, gcc/clang).
+ * portals4.h, current generation (preload/include/sandia/portals4.h): every
+ * scalar size, every structure size, alignment and member offset, and every
+ * constant, against the numbers of Sandia's Portals 4 reference header
+ * (sandialabs/portals4, include/portals4.h after the 2023-24 renumbering,
+ * docs/sandia-abi-generations.md) on x86_64 (LP64, gcc/clang).
  *
  * Built by the unit tests as C and as C++ (tests/unit/CMakeLists.txt); any
  * mismatch is a compile error, so the build fails. The program itself only
@@ -15,6 +15,9 @@
 
 #ifndef S4BXI_PORTALS4_ABI_SANDIA
 #error "built against the wrong portals4.h: the Sandia flavour is expected"
+#endif
+#ifdef S4BXI_PORTALS4_SANDIA_LEGACY
+#error "built against the legacy Sandia portals4.h: the current generation is expected"
 #endif
 
 #ifdef __cplusplus
@@ -186,15 +189,18 @@ CONST_IS(PTL_EQ_EMPTY, 4);
 CONST_IS(PTL_FAIL, 5);
 CONST_IS(PTL_IGNORED, 6);
 CONST_IS(PTL_IN_USE, 7);
-CONST_IS(PTL_INTERRUPTED, 8);
-CONST_IS(PTL_LIST_TOO_LONG, 9);
-CONST_IS(PTL_NO_INIT, 10);
-CONST_IS(PTL_NO_SPACE, 11);
-CONST_IS(PTL_PID_IN_USE, 12);
-CONST_IS(PTL_PT_FULL, 13);
-CONST_IS(PTL_PT_EQ_NEEDED, 14);
-CONST_IS(PTL_PT_IN_USE, 15);
-CONST_IS(PTL_STATUS_LAST, 16);
+CONST_IS(PTL_LIST_TOO_LONG, 8);
+CONST_IS(PTL_NO_INIT, 9);
+CONST_IS(PTL_NO_SPACE, 10);
+CONST_IS(PTL_PID_IN_USE, 11);
+CONST_IS(PTL_PT_FULL, 12);
+CONST_IS(PTL_PT_EQ_NEEDED, 13);
+CONST_IS(PTL_PT_IN_USE, 14);
+CONST_IS(PTL_ABORTED, 15);
+CONST_IS(PTL_STATUS_LAST, 15);
+#ifdef PTL_INTERRUPTED
+#error "PTL_INTERRUPTED is not in the current generation"
+#endif
 
 /* Status registers. */
 CONST_IS(PTL_SR_DROP_COUNT, 0);
@@ -243,7 +249,8 @@ CONST_IS(PTL_PT_ONLY_USE_ONCE, 0x1);
 CONST_IS(PTL_PT_FLOWCTRL, 0x2);
 CONST_IS(PTL_PT_ONLY_TRUNCATE, 0x4);
 CONST_IS(PTL_PT_MATCH_UNORDERED, 0x8);
-CONST_IS(PTL_PT_ALLOC_OPTIONS_MASK, 0xf);
+CONST_IS(PTL_PT_ALLOC_DISABLED, 0x10);
+CONST_IS(PTL_PT_ALLOC_OPTIONS_MASK, 0x1f);
 
 /* MD options. */
 CONST_IS(PTL_IOVEC, 0x1);
@@ -254,8 +261,9 @@ CONST_IS(PTL_MD_UNORDERED, 0x10);
 CONST_IS(PTL_MD_EVENT_SUCCESS_DISABLE, 0x20);
 CONST_IS(PTL_MD_VOLATILE, 0x40);
 CONST_IS(PTL_MD_EVENT_SEND_DISABLE, 0x80);
-CONST_IS(PTL_MD_EVENT_CT_BYTES, 0x8000);
-CONST_IS(PTL_MD_OPTIONS_MASK, 0x80ff);
+CONST_IS(PTL_MD_UNRELIABLE, 0x100);
+CONST_IS(PTL_MD_EVENT_CT_BYTES, 0x4000);
+CONST_IS(PTL_MD_OPTIONS_MASK, 0x41ff);
 
 /* Lists and search. */
 CONST_IS(PTL_PRIORITY_LIST, 0);
@@ -268,26 +276,28 @@ CONST_IS(PTL_ACTIVE_SEARCH_ONLY, 2);
 CONST_IS(PTL_ME_OP_PUT, 0x2);
 CONST_IS(PTL_ME_OP_GET, 0x4);
 CONST_IS(PTL_ME_USE_ONCE, 0x8);
-CONST_IS(PTL_ME_ACK_DISABLE, 0x10);
-CONST_IS(PTL_ME_UNEXPECTED_HDR_DISABLE, 0x20);
-CONST_IS(PTL_ME_IS_ACCESSIBLE, 0x40);
-CONST_IS(PTL_ME_EVENT_LINK_DISABLE, 0x80);
-CONST_IS(PTL_ME_EVENT_COMM_DISABLE, 0x100);
-CONST_IS(PTL_ME_EVENT_FLOWCTRL_DISABLE, 0x200);
-CONST_IS(PTL_ME_EVENT_SUCCESS_DISABLE, 0x400);
-CONST_IS(PTL_ME_EVENT_OVER_DISABLE, 0x800);
-CONST_IS(PTL_ME_EVENT_UNLINK_DISABLE, 0x1000);
-CONST_IS(PTL_ME_EVENT_CT_COMM, 0x2000);
-CONST_IS(PTL_ME_EVENT_CT_OVERFLOW, 0x4000);
-CONST_IS(PTL_ME_EVENT_CT_BYTES, 0x8000);
-CONST_IS(PTL_ME_MANAGE_LOCAL, 0x10000);
-CONST_IS(PTL_ME_NO_TRUNCATE, 0x20000);
-CONST_IS(PTL_ME_MAY_ALIGN, 0x40000);
+CONST_IS(PTL_ME_UNEXPECTED_HDR_DISABLE, 0x10);
+CONST_IS(PTL_ME_IS_ACCESSIBLE, 0x20);
+CONST_IS(PTL_ME_EVENT_LINK_DISABLE, 0x40);
+CONST_IS(PTL_ME_EVENT_COMM_DISABLE, 0x80);
+CONST_IS(PTL_ME_EVENT_FLOWCTRL_DISABLE, 0x100);
+CONST_IS(PTL_ME_EVENT_SUCCESS_DISABLE, 0x200);
+CONST_IS(PTL_ME_EVENT_OVER_DISABLE, 0x400);
+CONST_IS(PTL_ME_EVENT_UNLINK_DISABLE, 0x800);
+CONST_IS(PTL_ME_EVENT_CT_COMM, 0x1000);
+CONST_IS(PTL_ME_EVENT_CT_OVERFLOW, 0x2000);
+CONST_IS(PTL_ME_EVENT_CT_BYTES, 0x4000);
+CONST_IS(PTL_ME_MANAGE_LOCAL, 0x8000);
+CONST_IS(PTL_ME_NO_TRUNCATE, 0x10000);
+CONST_IS(PTL_ME_MAY_ALIGN, 0x20000);
+CONST_IS(PTL_ME_LOCAL_INC_UH_RLENGTH, 0x40000);
+#if defined(PTL_ME_ACK_DISABLE) || defined(PTL_LE_ACK_DISABLE)
+#error "ACK_DISABLE is not in the current generation"
+#endif
 CONST_IS(PTL_ME_APPEND_OPTIONS_MASK, 0x7ffff);
 CONST_IS(PTL_LE_OP_PUT, PTL_ME_OP_PUT);
 CONST_IS(PTL_LE_OP_GET, PTL_ME_OP_GET);
 CONST_IS(PTL_LE_USE_ONCE, PTL_ME_USE_ONCE);
-CONST_IS(PTL_LE_ACK_DISABLE, PTL_ME_ACK_DISABLE);
 CONST_IS(PTL_LE_UNEXPECTED_HDR_DISABLE, PTL_ME_UNEXPECTED_HDR_DISABLE);
 CONST_IS(PTL_LE_IS_ACCESSIBLE, PTL_ME_IS_ACCESSIBLE);
 CONST_IS(PTL_LE_EVENT_LINK_DISABLE, PTL_ME_EVENT_LINK_DISABLE);
@@ -299,7 +309,7 @@ CONST_IS(PTL_LE_EVENT_UNLINK_DISABLE, PTL_ME_EVENT_UNLINK_DISABLE);
 CONST_IS(PTL_LE_EVENT_CT_COMM, PTL_ME_EVENT_CT_COMM);
 CONST_IS(PTL_LE_EVENT_CT_OVERFLOW, PTL_ME_EVENT_CT_OVERFLOW);
 CONST_IS(PTL_LE_EVENT_CT_BYTES, PTL_ME_EVENT_CT_BYTES);
-CONST_IS(PTL_LE_APPEND_OPTIONS_MASK, 0xffff);
+CONST_IS(PTL_LE_APPEND_OPTIONS_MASK, 0x7fff);
 
 /* Counting events. */
 CONST_IS(PTL_CT_OPERATION, 0);
@@ -369,6 +379,6 @@ CONST_IS(PTL_EVENT_SEARCH, 15);
 
 int main(void)
 {
-    puts("abi_layout_sandia: portals4.h has the Sandia layout and values");
+    puts("abi_layout_sandia: portals4.h has the layout and values of Sandia's current generation");
     return 0;
 }

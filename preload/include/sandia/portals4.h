@@ -1,15 +1,22 @@
 /*
- * portals4.h -- Portals 4.1 programming interface for the network emulator,
- * Sandia binary flavour (include/sandia/portals4.h; also the default
- * include/portals4.h). Programs built against it run on
+ * portals4.h -- Portals 4 programming interface for the network emulator,
+ * Sandia binary flavour, current generation (include/sandia/portals4.h;
+ * also the default include/portals4.h). Programs built against it run on
  * lib/sandia/libportals.so.4 (s4bxi-run --abi sandia).
  *
- * This is the emulator's own header. It was written from the Portals 4.1
- * specification (Sandia report SAND2017-3825); only interface facts
- * (type names, structure layouts, constant values and function signatures)
- * follow Sandia's open reference implementation, so that objects compiled
- * against the reference header link and run unchanged against the emulator
- * and vice versa (x86_64, gcc/clang, LP64).
+ * This is the emulator's own header. It was written from the Portals 4
+ * specification (Sandia report SAND2017-3825 and its 4.3 revisions); only
+ * interface facts (type names, structure layouts, constant values and
+ * function signatures) follow Sandia's open reference implementation as it
+ * was renumbered in 2023-24, so that objects compiled against that header
+ * link and run unchanged against the emulator and vice versa (x86_64,
+ * gcc/clang, LP64). Against the previous generation
+ * (include/sandia-legacy/portals4.h, --abi sandia-legacy): PTL_INTERRUPTED
+ * and PTL_ME/LE_ACK_DISABLE are gone (the return codes after PTL_IN_USE and
+ * the entry option bits from UNEXPECTED_HDR_DISABLE up moved down by one),
+ * PTL_MD_EVENT_CT_BYTES moved to 0x4000, and PtlAbort, PTL_ABORTED,
+ * PTL_MD_UNRELIABLE, PTL_PT_ALLOC_DISABLED and PTL_ME_LOCAL_INC_UH_RLENGTH
+ * are new. Structures, handles and event kinds are the same.
  *
  * ABI notes:
  *  - Every handle is a 32-bit unsigned integer.
@@ -25,8 +32,9 @@
 #ifndef PORTALS4_H
 #define PORTALS4_H
 
-/* Which binary flavour this header declares (the other one defines
- * S4BXI_PORTALS4_ABI_BXI). */
+/* Which binary flavour this header declares (the BXI one defines
+ * S4BXI_PORTALS4_ABI_BXI), and which generation of Sandia's numbering
+ * (the legacy header defines S4BXI_PORTALS4_SANDIA_LEGACY). */
 #define S4BXI_PORTALS4_ABI_SANDIA 1
 
 #include <stdint.h>
@@ -48,15 +56,17 @@ enum ptl_retvals {
     PTL_FAIL            = 5,  /* unspecified failure */
     PTL_IGNORED         = 6,  /* request (e.g. PtlSetMap) not honoured */
     PTL_IN_USE          = 7,  /* resource busy */
-    PTL_INTERRUPTED     = 8,  /* wait/poll interrupted by a free or fini */
-    PTL_LIST_TOO_LONG   = 9,  /* list length limit reached */
-    PTL_NO_INIT         = 10, /* library not initialised */
-    PTL_NO_SPACE        = 11, /* out of memory / resources */
-    PTL_PID_IN_USE      = 12, /* requested pid already taken */
-    PTL_PT_FULL         = 13, /* no free portal table entry */
-    PTL_PT_EQ_NEEDED    = 14, /* flow control requested without an EQ */
-    PTL_PT_IN_USE       = 15  /* requested portal table index busy */
+    /* 8 was PTL_INTERRUPTED, removed by the 4.3 renumbering */
+    PTL_LIST_TOO_LONG   = 8,  /* list length limit reached */
+    PTL_NO_INIT         = 9,  /* library not initialised */
+    PTL_NO_SPACE        = 10, /* out of memory / resources */
+    PTL_PID_IN_USE      = 11, /* requested pid already taken */
+    PTL_PT_FULL         = 12, /* no free portal table entry */
+    PTL_PT_EQ_NEEDED    = 13, /* flow control requested without an EQ */
+    PTL_PT_IN_USE       = 14, /* requested portal table index busy */
+    PTL_ABORTED         = 15  /* a wait or poll ended by PtlAbort() */
 };
+/* As in the reference header, which did not move it past PTL_ABORTED. */
 #define PTL_STATUS_LAST (PTL_PT_IN_USE + 1)
 
 /* ------------------------------------------------------------------------ */
@@ -201,7 +211,8 @@ typedef struct {
 #define PTL_PT_FLOWCTRL           0x2
 #define PTL_PT_ONLY_TRUNCATE      0x4
 #define PTL_PT_MATCH_UNORDERED    0x8
-#define PTL_PT_ALLOC_OPTIONS_MASK 0xf
+#define PTL_PT_ALLOC_DISABLED     0x10 /* allocated disabled: PtlPTEnable opens it */
+#define PTL_PT_ALLOC_OPTIONS_MASK 0x1f
 
 /* ------------------------------------------------------------------------ */
 /* Memory descriptor options                                                */
@@ -214,8 +225,9 @@ typedef struct {
 #define PTL_MD_EVENT_SUCCESS_DISABLE 0x0020
 #define PTL_MD_VOLATILE              0x0040
 #define PTL_MD_EVENT_SEND_DISABLE    0x0080
-#define PTL_MD_EVENT_CT_BYTES        0x8000  /* same bit as PTL_ME_EVENT_CT_BYTES */
-#define PTL_MD_OPTIONS_MASK          0x80ff
+#define PTL_MD_UNRELIABLE            0x0100  /* delivery not guaranteed: Put without ack only */
+#define PTL_MD_EVENT_CT_BYTES        0x4000  /* same bit as PTL_ME_EVENT_CT_BYTES */
+#define PTL_MD_OPTIONS_MASK          0x41ff
 
 /* ------------------------------------------------------------------------ */
 /* List selection and search                                                */
@@ -237,32 +249,34 @@ typedef unsigned char ptl_search_op_t;
 /* Match list entry / list entry options                                    */
 /* ------------------------------------------------------------------------ */
 
-/* Bit 0 is PTL_IOVEC. Bits 1..15 are shared by LEs and MEs. */
+/* Bit 0 is PTL_IOVEC. Bits 1..14 are shared by LEs and MEs (the 4.3
+ * renumbering dropped ACK_DISABLE, bit 4, and moved the bits above it down). */
 #define PTL_ME_OP_PUT                 0x00000002
 #define PTL_ME_OP_GET                 0x00000004
 #define PTL_ME_USE_ONCE               0x00000008
-#define PTL_ME_ACK_DISABLE            0x00000010
-#define PTL_ME_UNEXPECTED_HDR_DISABLE 0x00000020
-#define PTL_ME_IS_ACCESSIBLE          0x00000040
-#define PTL_ME_EVENT_LINK_DISABLE     0x00000080
-#define PTL_ME_EVENT_COMM_DISABLE     0x00000100
-#define PTL_ME_EVENT_FLOWCTRL_DISABLE 0x00000200
-#define PTL_ME_EVENT_SUCCESS_DISABLE  0x00000400
-#define PTL_ME_EVENT_OVER_DISABLE     0x00000800
-#define PTL_ME_EVENT_UNLINK_DISABLE   0x00001000
-#define PTL_ME_EVENT_CT_COMM          0x00002000
-#define PTL_ME_EVENT_CT_OVERFLOW      0x00004000
-#define PTL_ME_EVENT_CT_BYTES         0x00008000
+#define PTL_ME_UNEXPECTED_HDR_DISABLE 0x00000010
+#define PTL_ME_IS_ACCESSIBLE          0x00000020
+#define PTL_ME_EVENT_LINK_DISABLE     0x00000040
+#define PTL_ME_EVENT_COMM_DISABLE     0x00000080
+#define PTL_ME_EVENT_FLOWCTRL_DISABLE 0x00000100
+#define PTL_ME_EVENT_SUCCESS_DISABLE  0x00000200
+#define PTL_ME_EVENT_OVER_DISABLE     0x00000400
+#define PTL_ME_EVENT_UNLINK_DISABLE   0x00000800
+#define PTL_ME_EVENT_CT_COMM          0x00001000
+#define PTL_ME_EVENT_CT_OVERFLOW      0x00002000
+#define PTL_ME_EVENT_CT_BYTES         0x00004000
 /* ME-only bits. */
-#define PTL_ME_MANAGE_LOCAL           0x00010000
-#define PTL_ME_NO_TRUNCATE            0x00020000
-#define PTL_ME_MAY_ALIGN              0x00040000
+#define PTL_ME_MANAGE_LOCAL           0x00008000
+#define PTL_ME_NO_TRUNCATE            0x00010000
+#define PTL_ME_MAY_ALIGN              0x00020000
+/* With MANAGE_LOCAL: appending moves the local offset past the requested
+ * length of every matching unexpected header (MAY_ALIGN is then ignored). */
+#define PTL_ME_LOCAL_INC_UH_RLENGTH   0x00040000
 #define PTL_ME_APPEND_OPTIONS_MASK    0x0007ffff
 
 #define PTL_LE_OP_PUT                 PTL_ME_OP_PUT
 #define PTL_LE_OP_GET                 PTL_ME_OP_GET
 #define PTL_LE_USE_ONCE               PTL_ME_USE_ONCE
-#define PTL_LE_ACK_DISABLE            PTL_ME_ACK_DISABLE
 #define PTL_LE_UNEXPECTED_HDR_DISABLE PTL_ME_UNEXPECTED_HDR_DISABLE
 #define PTL_LE_IS_ACCESSIBLE          PTL_ME_IS_ACCESSIBLE
 #define PTL_LE_EVENT_LINK_DISABLE     PTL_ME_EVENT_LINK_DISABLE
@@ -274,7 +288,7 @@ typedef unsigned char ptl_search_op_t;
 #define PTL_LE_EVENT_CT_COMM          PTL_ME_EVENT_CT_COMM
 #define PTL_LE_EVENT_CT_OVERFLOW      PTL_ME_EVENT_CT_OVERFLOW
 #define PTL_LE_EVENT_CT_BYTES         PTL_ME_EVENT_CT_BYTES
-#define PTL_LE_APPEND_OPTIONS_MASK    0x0000ffff
+#define PTL_LE_APPEND_OPTIONS_MASK    0x00007fff
 
 /* Matching list entry. 64 bytes. */
 typedef struct {
@@ -420,6 +434,9 @@ typedef union {
 /* Library initialisation. */
 int  PtlInit(void);
 void PtlFini(void);
+/* Ends every PtlEQWait, PtlEQPoll, PtlCTWait and PtlCTPoll that a thread of
+ * the process is in, with PTL_ABORTED (the EQs and CTs may be freed after). */
+void PtlAbort(void);
 
 /* Network interfaces. */
 int PtlNIInit(ptl_interface_t        iface,

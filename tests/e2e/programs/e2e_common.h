@@ -25,6 +25,13 @@
 #define E2E_BARRIER_PT   7
 #define E2E_BARRIER_BITS 0xBA77151EULL
 
+/* The current generation of Sandia's numbering (2023-24): PtlAbort and
+ * PTL_ABORTED instead of PTL_INTERRUPTED, no ACK_DISABLE, counting searches.
+ * Told apart by a name only it defines, as a program would. */
+#ifdef PTL_ME_LOCAL_INC_UH_RLENGTH
+#define E2E_SANDIA_CURRENT 1
+#endif
+
 static int e2e_rank = -1;
 static int e2e_size = 0;
 static int e2e_failures = 0;
@@ -40,7 +47,11 @@ static inline const char *e2e_rc_name(int rc)
     case PTL_FAIL: return "PTL_FAIL";
     case PTL_IGNORED: return "PTL_IGNORED";
     case PTL_IN_USE: return "PTL_IN_USE";
+#ifdef E2E_SANDIA_CURRENT
+    case PTL_ABORTED: return "PTL_ABORTED";
+#else
     case PTL_INTERRUPTED: return "PTL_INTERRUPTED";
+#endif
     case PTL_LIST_TOO_LONG: return "PTL_LIST_TOO_LONG";
     case PTL_NO_INIT: return "PTL_NO_INIT";
     case PTL_NO_SPACE: return "PTL_NO_SPACE";
