@@ -87,6 +87,9 @@ struct alignas(64) Channel {
   std::atomic<uint32_t> abort_generation;
   // The thread in an exchange (0: none): the others may still call PtlAbort.
   std::atomic<int32_t> exchange_tid;
+  // The process started threads of its own (pthread_create): one may end
+  // another's wait with PtlAbort.
+  std::atomic<uint32_t> threads_created;
   alignas(64) Request request;
   alignas(64) Reply reply;
 };

@@ -267,6 +267,12 @@ bool call(ipc::Request& request, ipc::Reply& reply)
   return true;
 }
 
+void note_thread_created()
+{
+  if (state() == State::Attached)
+    channel->threads_created.store(1, std::memory_order_relaxed);
+}
+
 void abort_waits()
 {
   if (state() != State::Attached or abortable_waiters.load(std::memory_order_seq_cst) == 0)

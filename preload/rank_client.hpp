@@ -38,6 +38,11 @@ bool call(ipc::Request& request, ipc::Reply& reply);
 // Does nothing when no thread waits (as Sandia's implementation).
 void abort_waits();
 
+// The program started a thread (thread_hooks.cpp): from now on one thread
+// may end another's wait with PtlAbort, so the server must not take such a
+// wait for a deadlock while another thread runs.
+void note_thread_created();
+
 // For the sync timer (sync_timer.cpp): a Sync exchange from its signal
 // handler, unless this thread is in an exchange already or another thread
 // holds the channel (false then).

@@ -196,6 +196,7 @@ int main(int argc, char** argv)
   api.poll_sentinel().on_deadlock = [&control](const std::string& sentence) {
     control.finish(job::kDeadlockStatus, sentence);
   };
+  api.abort_watch().on_hold_tick = [&control] { control.check_interrupt(); };
   world.livelock.on_livelock = [&control](const std::string& sentence) {
     control.finish(job::kDeadlockStatus, sentence);
   };
@@ -225,7 +226,8 @@ int main(int argc, char** argv)
   std::unique_ptr<job::RankWatcher> watcher;
   try {
     watcher = std::make_unique<job::RankWatcher>(processes.pmi_sockets(), os_pids, std::move(channels),
-                                                 processes.crash_pipe(), world.crashes);
+                                                 processes.crash_pipe(), world.crashes,
+                                                 [&api] { api.abort_watch().post(); });
   } catch (const std::exception& e) {
     control.finish(1, e.what());
   }

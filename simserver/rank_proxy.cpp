@@ -128,6 +128,9 @@ RankProxy::Wake RankProxy::wait_for_request()
     if (not woken)
       if (std::string deadlock = stall.tick(world_.ranks, world_.ranks[rank_]); not deadlock.empty())
         control_.finish(job::kDeadlockStatus, deadlock);
+    if ((channel->attention.load() & ipc::kAttentionAbort) != 0)
+      channel->attention.fetch_and(~ipc::kAttentionAbort);
+    api_.abort_watch().deliver_posted(); // another rank's waits, if a thread of it called PtlAbort
     if ((channel->attention.load() & ipc::kAttentionPmi) != 0) {
       channel->attention.fetch_and(~ipc::kAttentionPmi);
       return Wake::Pmi; // a request rung meanwhile stays pending for the next wait

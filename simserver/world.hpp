@@ -16,6 +16,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,11 @@ struct RankPortals {
   // whether the poll sentinel let it poll once more (portals/poll_sentinel.hpp).
   bool poll_blocked = false;
   bool poll_released = false;
+  // In PtlEQWait, PtlEQPoll, PtlCTWait or PtlCTPoll: the abort generation the
+  // call began under (portals/abort_watch.hpp), and whether the abort watch
+  // counts it as a wait that another thread of the process may end.
+  std::optional<uint32_t> abortable_since;
+  bool abort_counted = false;
   RankStatistics stats;
 
   [[nodiscard]] uint32_t nid() const { return portals_nid(node); }

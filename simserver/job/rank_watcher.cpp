@@ -24,9 +24,10 @@ int pidfd_of(pid_t pid)
 } // namespace
 
 RankWatcher::RankWatcher(std::vector<int> pmi_sockets, const std::vector<pid_t>& pids,
-                         std::vector<ipc::Channel*> channels, int crash_pipe, CrashReports& crashes)
+                         std::vector<ipc::Channel*> channels, int crash_pipe, CrashReports& crashes,
+                         std::function<void()> on_abort)
     : sockets_(std::move(pmi_sockets)), channels_(std::move(channels)), pids_(pids), crash_pipe_(crash_pipe),
-      crashes_(crashes)
+      crashes_(crashes), on_abort_(std::move(on_abort))
 {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
@@ -102,11 +103,19 @@ void RankWatcher::run()
 
 void RankWatcher::read_crashes()
 {
-  uint32_t rank = 0;
-  // Each crashed rank wrote its number (4 bytes: atomic in a pipe).
-  while (read(crash_pipe_, &rank, sizeof rank) == static_cast<ssize_t>(sizeof rank)) {
-    if (rank < channels_.size())
-      crashes_.read(rank, pids_[rank], *channels_[rank]);
+  uint32_t notice = 0;
+  // Each crashed rank wrote its number, a PtlAbort its number with
+  // kNoticeAbortTag (4 bytes: atomic in a pipe).
+  while (read(crash_pipe_, &notice, sizeof notice) == static_cast<ssize_t>(sizeof notice)) {
+    if ((notice & ipc::kNoticeAbortTag) != 0) {
+      on_abort_();
+      // The simulation may wait on any rank's doorbell (or be idle, held by
+      // the abort watch, which looks by itself): wake every proxy.
+      for (auto* channel : channels_)
+        ipc::wake_without_ringing(channel->request_bell, channel->attention, ipc::kAttentionAbort);
+    } else if (notice < channels_.size()) {
+      crashes_.read(notice, pids_[notice], *channels_[notice]);
+    }
     pollfd more{crash_pipe_, POLLIN, 0};
     if (poll(&more, 1, 0) != 1)
       break;

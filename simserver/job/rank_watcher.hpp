@@ -1,6 +1,7 @@
 // Notices, in real time, what happens to a rank outside its IPC channel: it
-// wrote to its PMI socket, its process ended, or it got a fatal signal (then
-// this thread reads its stack while it waits in its handler). Either way its proxy may be
+// wrote to its PMI socket, its process ended, it got a fatal signal (then
+// this thread reads its stack while it waits in its handler), or one of its
+// threads called PtlAbort while another waits (portals/abort_watch.hpp). Either way its proxy may be
 // the actor that blocks the simulation, waiting on the rank's request
 // doorbell: this thread (the only one besides the simulation, and it touches no
 // simulation state) flags the channel's `attention` word and wakes the proxy.
@@ -11,6 +12,7 @@
 #include "crash_reports.hpp"
 #include "segment.hpp"
 
+#include <functional>
 #include <sys/types.h>
 #include <thread>
 #include <vector>
@@ -21,7 +23,7 @@ class RankWatcher {
 public:
   // `pmi_sockets[r]` is the server end of rank r's PMI socket, `pids[r]` its process.
   RankWatcher(std::vector<int> pmi_sockets, const std::vector<pid_t>& pids, std::vector<ipc::Channel*> channels,
-              int crash_pipe, CrashReports& crashes);
+              int crash_pipe, CrashReports& crashes, std::function<void()> on_abort);
   ~RankWatcher();
   RankWatcher(const RankWatcher&) = delete;
   RankWatcher& operator=(const RankWatcher&) = delete;
@@ -40,6 +42,7 @@ private:
   std::vector<pid_t> pids_;
   int crash_pipe_;
   CrashReports& crashes_;
+  std::function<void()> on_abort_; // called on this thread
   std::thread thread_;
 };
 

@@ -124,11 +124,12 @@ bool blocked_on_job_pipe(pid_t pid, const std::vector<pid_t>& job_pids)
   return true;
 }
 
-bool any_thread_running(pid_t pid)
+bool any_thread_running(pid_t pid, pid_t except_tid)
 {
   std::error_code error;
+  const std::string except = std::to_string(except_tid);
   for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error))
-    if (stat_fields(task.path() / "stat").rfind('R', 0) == 0) // the state comes first
+    if (task.path().filename() != except && stat_fields(task.path() / "stat").rfind('R', 0) == 0) // the state comes first
       return true;
   return false;
 }

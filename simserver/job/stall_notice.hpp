@@ -25,7 +25,7 @@ double process_cpu_s(pid_t pid);
 // another program, or another system call: false, it may still end.
 bool blocked_on_job_pipe(pid_t pid, const std::vector<pid_t>& job_pids);
 
-// One of its threads is running or runnable.
-bool any_thread_running(pid_t pid);
+// One of its threads (other than `except_tid`, if given) is running or runnable.
+bool any_thread_running(pid_t pid, pid_t except_tid = 0);
 
 } // namespace s4bxi::job

@@ -99,10 +99,13 @@ struct Readiness {
 };
 
 // Blocks the calling proxy until `check` says ready or `deadline` passes.
+// A PtlAbort ends the wait early (false; the caller tells it by aborted()).
 template <class Check> bool block_until(RankPortals& rank, double deadline, Check check)
 {
   std::unique_lock lock(*rank.mutex);
   while (true) {
+    if (aborted(rank))
+      return false;
     Readiness r = check();
     if (r.ready)
       return true;
@@ -292,7 +295,6 @@ const char* Api::call_name(ipc::Op op)
 
 Reply Api::handle(RankPortals& rank, const ipc::Request& request)
 {
-  const auto& a = request.args;
   const bool poll = request.op == ipc::Op::EQGet || request.op == ipc::Op::EQPoll || request.op == ipc::Op::CTGet ||
                     request.op == ipc::Op::CTPoll;
   // Blocking on a poll streak stands for polls that only poll: any other call,
@@ -302,6 +304,22 @@ Reply Api::handle(RankPortals& rank, const ipc::Request& request)
   constexpr uint64_t kWorkBetweenPollsNs = 20'000;
   if (not poll || request.compute_ns > kWorkBetweenPollsNs)
     end_poll_streak(rank);
+  // The calls PtlAbort ends (portals/abort_watch.hpp).
+  if (request.op == ipc::Op::EQWait || request.op == ipc::Op::EQPoll || request.op == ipc::Op::CTWait ||
+      request.op == ipc::Op::CTPoll) {
+    abort_watch_.began(rank, request.abort_epoch);
+    if (rank.abort_counted)
+      poll_sentinel_.arm();
+    Reply reply = aborted(rank) ? status(Status::Aborted) : dispatch(rank, request);
+    abort_watch_.ended(rank);
+    return reply;
+  }
+  return dispatch(rank, request);
+}
+
+Reply Api::dispatch(RankPortals& rank, const ipc::Request& request)
+{
+  const auto& a = request.args;
   switch (request.op) {
     case ipc::Op::Noop: return status(Status::Ok);
     case ipc::Op::Sync: return status(Status::Ok); // its compute was injected by the proxy
@@ -538,7 +556,9 @@ Reply Api::pt_alloc(RankPortals& rank, const ipc::PTAllocArgs& args)
   auto& pt = ni->portal_table[index];
   pt = PortalTableEntry{};
   pt.allocated = true;
-  pt.enabled = true;
+  // PTL_PT_ALLOC_DISABLED: disabled until PtlPTEnable; meanwhile a message
+  // fails as at any disabled entry (PTL_NI_PT_DISABLED, no event here).
+  pt.enabled = (args.options & kPTAllocDisabled) == 0;
   pt.options = args.options;
   pt.eq = args.eq;
   Reply reply = status(Status::Ok);
@@ -767,6 +787,8 @@ Reply Api::eq_get(RankPortals& rank, ipc::Handle handle, bool wait)
     const double start = s4u::Engine::get_clock();
     block_until(rank, kForever, [&] { return eq_readiness(find()); });
     blocked(rank, trace::Kind::Wait, start, "PtlEQWait");
+    if (aborted(rank))
+      return status(Status::Aborted);
   } else if (not eq_readiness(find()).ready) {
     charge_empty_poll(rank, HandleKind::EQ, std::span(&handle, 1));
     if (not eq_readiness(find()).ready)
@@ -800,6 +822,8 @@ Reply Api::eq_poll(RankPortals& rank, const ipc::PollArgs& args)
     charge_empty_poll(rank, HandleKind::EQ, handles);
     ready = check().ready;
   }
+  if (not ready && aborted(rank))
+    return status(Status::Aborted);
   if (not ready)
     return status(Status::EqEmpty);
   EventQueue* queue = find_object(rank, handles[found], HandleKind::EQ, &NetworkInterface::eqs);
@@ -857,6 +881,8 @@ Reply Api::ct_wait(RankPortals& rank, const ipc::CTWaitArgs& args)
   const double start = s4u::Engine::get_clock();
   block_until(rank, kForever, [&] { return ct_readiness(find(), args.test); });
   blocked(rank, trace::Kind::Wait, start, "PtlCTWait");
+  if (aborted(rank))
+    return status(Status::Aborted);
   CountingEvent* counter = find();
   if (counter == nullptr)
     return status(Status::ArgInvalid);
@@ -889,6 +915,8 @@ Reply Api::ct_poll(RankPortals& rank, const ipc::PollArgs& args)
     charge_empty_poll(rank, HandleKind::CT, handles);
     ready = check().ready;
   }
+  if (not ready && aborted(rank))
+    return status(Status::Aborted);
   if (not ready)
     return status(Status::CtNoneReached);
   end_poll_streak(rank);

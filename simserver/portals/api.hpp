@@ -7,6 +7,7 @@
 #include "../nic/message.hpp"
 #include "../world.hpp"
 
+#include "abort_watch.hpp"
 #include "memory_region.hpp"
 #include "poll_sentinel.hpp"
 #include "protocol.hpp"
@@ -20,7 +21,7 @@ namespace s4bxi::portals {
 
 class Api {
 public:
-  explicit Api(World& world) : world_(world), poll_sentinel_(world) {}
+  explicit Api(World& world) : world_(world), abort_watch_(world), poll_sentinel_(world, abort_watch_) {}
 
   // Handles one request of `rank` and returns the reply (without `now`).
   ipc::Reply handle(RankPortals& rank, const ipc::Request& request);
@@ -30,6 +31,8 @@ public:
 
   // Lets blocked pollers poll when nothing else can happen; reports their deadlock.
   PollSentinel& poll_sentinel() { return poll_sentinel_; }
+  // Ends waits when a thread of their process calls PtlAbort.
+  AbortWatch& abort_watch() { return abort_watch_; }
 
   // A poll that found something, or anything else than a poll (a Portals
   // call, a PMI command): the rank's streak of empty polls ends.
@@ -58,6 +61,8 @@ public:
   };
 
 private:
+  // The call itself, once handle() has done what every call needs.
+  ipc::Reply dispatch(RankPortals& rank, const ipc::Request& request);
   ipc::Reply ni_init(RankPortals& rank, const ipc::NIInitArgs& args);
   ipc::Reply ni_fini(RankPortals& rank, ipc::Handle handle);
   ipc::Reply ni_status(RankPortals& rank, const ipc::NIStatusArgs& args);
@@ -144,6 +149,7 @@ private:
 
   PollStreak& streak_of(const RankPortals& rank);
   std::vector<PollStreak> poll_streaks_; // per rank
+  AbortWatch abort_watch_;
   PollSentinel poll_sentinel_;
 };
 

@@ -13,7 +13,7 @@ namespace s4u = simgrid::s4u;
 
 namespace s4bxi::portals {
 
-PollSentinel::PollSentinel(World& world) : world_(world)
+PollSentinel::PollSentinel(World& world, AbortWatch& aborts) : world_(world), aborts_(aborts)
 {
   // Whatever may leave the simulation with nothing pending: an activity that
   // ends, an actor that wakes up, time that advances.
@@ -42,7 +42,7 @@ void PollSentinel::unblocked(RankPortals& rank)
 
 void PollSentinel::arm()
 {
-  if (blocked_ == 0)
+  if (blocked_ == 0 && aborts_.threaded_waiters() == 0)
     return;
   // Kernel timers due now run after the scheduling round, once every actor
   // that could run has run: then nothing pending means nothing ever will.
@@ -71,7 +71,11 @@ bool PollSentinel::simulation_idle()
 
 void PollSentinel::check()
 {
-  if (blocked_ == 0 || not simulation_idle())
+  if (not simulation_idle())
+    return;
+  if (aborts_.threaded_waiters() > 0 && aborts_.hold_while_threads_run())
+    return; // an aborted wait goes on
+  if (blocked_ == 0)
     return;
   // One more poll for each blocked poller, at this simulated time.
   for (auto& rank : world_.ranks)

@@ -12,9 +12,15 @@
 // loop is never mistaken for a deadlock, and ranks that only poll while
 // nothing else can ever happen are a deadlock, reported after a number of such
 // polls in a row (s4bxi/poll-deadlock-after).
+//
+// The same moment (nothing else pending) is when a wait that only another
+// thread of its process can end (PtlAbort) must not yet be taken for a
+// deadlock while that thread runs: the sentinel lets the abort watch hold the
+// simulation until then (abort_watch.hpp).
 #pragma once
 
 #include "../world.hpp"
+#include "abort_watch.hpp"
 
 #include <functional>
 #include <string>
@@ -27,7 +33,7 @@ namespace s4bxi::portals {
 
 class PollSentinel {
 public:
-  explicit PollSentinel(World& world);
+  PollSentinel(World& world, AbortWatch& aborts);
 
   // `rank` blocks in a streak of empty polls / stops being blocked.
   void blocked(RankPortals& rank);
@@ -39,12 +45,16 @@ public:
   // Ends the run (the sentence) when polling ranks are deadlocked.
   std::function<void(const std::string&)> on_deadlock;
 
+  // Checks at the end of this scheduling round (when a rank blocks, polling
+  // or in a wait another thread may abort).
+  void arm();
+
 private:
-  void arm();   // check at the end of this scheduling round
   void check(); // release the blocked pollers if nothing else is pending
   [[nodiscard]] static bool simulation_idle();
 
   World& world_;
+  AbortWatch& aborts_;
   unsigned blocked_ = 0;
   simgrid::kernel::timer::Timer* timer_ = nullptr;
   double timer_date_ = -1;
