@@ -15,7 +15,7 @@ namespace s4bxi {
 // SandiaLegacy: the one before it (OpenMPI 4.1's Portals components use it).
 enum class Abi { Auto, Bxi, Sandia, SandiaLegacy };
 
-// "auto", "bxi", "sandia".
+// "auto", "bxi", "sandia", "sandia-legacy".
 const char* abi_name(Abi abi);
 
 struct LaunchOptions {

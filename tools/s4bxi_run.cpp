@@ -146,9 +146,9 @@ fs::path own_directory()
 }
 
 // An MPI program: the ranks get OpenMPI's parameters in their environment
-// (inherited through the server), the Sandia flavour of libportals (the one
-// OpenMPI's Portals components are built against), and the report names the
-// layer.
+// (inherited through the server), the legacy Sandia flavour of libportals
+// (the one OpenMPI's Portals components are built against), and the report
+// names the layer.
 void prepare_mpi(s4bxi::LaunchOptions& options, const fs::path& program, const fs::path& bin)
 {
   auto mpi = s4bxi::launcher::find_mpi_library(program);

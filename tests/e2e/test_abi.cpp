@@ -1,8 +1,9 @@
 // Binary compatibility (README, "Binary compatibility"): the same programs
-// compiled against each flavour of portals4.h run on that flavour's library,
-// chosen with --abi or found by --abi auto; BXI's extension calls work; and
-// without debug information the launcher falls back on the program's calls,
-// then on the default, and says so.
+// compiled against each flavour of portals4.h (bxi, sandia, sandia-legacy)
+// run on that flavour's library, chosen with --abi or found by --abi auto
+// (the two Sandia generations told apart by the return codes in the debug
+// information); BXI's extension calls work; and without debug information the
+// launcher falls back on the program's calls, then on the default, and says so.
 //
 // Programs: programs/<flavour>/<name> (built with -g against
 // preload/include/<flavour>), programs/stripped/<flavour>_<name> (the same,
@@ -78,7 +79,82 @@ TEST_F(Abi, AutoFindsSandiaInTheDebugInformation)
     }
     auto r = run({"-v", "--abi", "auto", "-n", "2", program("sandia/eq_ct_events")});
     expect_all_passed(r, "eq_ct_events");
-    EXPECT_EQ(abi_line(r), "s4bxi-run: ABI sandia (DWARF: ptl_handle_ni_t is 4 bytes)") << describe(r);
+    EXPECT_EQ(abi_line(r), "s4bxi-run: ABI sandia (DWARF: the return codes include PTL_ABORTED, the numbering "
+                           "since Sandia's 2023 renumbering)")
+        << describe(r);
+}
+
+TEST_F(Abi, SandiaLegacyProgramsRunUnderAbiSandiaLegacy)
+{
+    for (const char *name : kPrograms) {
+        auto r = run({"--abi", "sandia-legacy", "-n", "2", program(std::string("sandia-legacy/") + name)});
+        expect_all_passed(r, name);
+        EXPECT_EQ(abi_line(r), "") << describe(r);
+    }
+}
+
+// The handles are 4 bytes in both Sandia generations: the return codes the
+// program compares with (enum ptl_retvals in its DWARF) tell them apart.
+TEST_F(Abi, AutoFindsSandiaLegacyInTheDebugInformation)
+{
+    for (const char *name : kPrograms) {
+        auto r = run({"-n", "2", program(std::string("sandia-legacy/") + name)});
+        expect_all_passed(r, name);
+        EXPECT_EQ(abi_line(r), "") << "a choice made from the debug information is silent\n" << describe(r);
+    }
+    auto r = run({"-v", "-n", "2", program("sandia-legacy/put_get_integrity")});
+    expect_all_passed(r, "put_get_integrity");
+    EXPECT_EQ(abi_line(r), "s4bxi-run: ABI sandia-legacy (DWARF: the return codes include PTL_INTERRUPTED, the "
+                           "numbering before Sandia's 2023 renumbering)")
+        << describe(r);
+}
+
+// Without debug information a stripped legacy program looks like any Sandia
+// program: it gets the default (the current generation), with a line that
+// names --abi sandia-legacy, which then runs it.
+TEST_F(Abi, StrippedSandiaLegacyProgramNeedsTheOption)
+{
+    auto r = run({"-n", "2", "--abi", "auto", program("stripped/sandia-legacy_put_get_integrity")});
+    const std::string line = abi_line(r);
+    EXPECT_EQ(line.rfind("s4bxi-run: ABI sandia, the default (no debug information", 0), 0u) << describe(r);
+    EXPECT_TRUE(contains(line, "use --abi sandia-legacy")) << describe(r);
+    EXPECT_TRUE(contains(line, "before October 2023")) << describe(r);
+
+    r = run({"--abi", "sandia-legacy", "-n", "2", program("stripped/sandia-legacy_put_get_integrity")});
+    expect_all_passed(r, "put_get_integrity");
+    EXPECT_EQ(abi_line(r), "") << describe(r);
+}
+
+// The wrong generation, given explicitly, fails at once and always the same
+// way (docs/sandia-abi-generations.md): the ME option bits above ACK_DISABLE
+// moved down one bit, so a legacy program's PTL_ME_EVENT_LINK_DISABLE (0x80)
+// reads as PTL_ME_EVENT_COMM_DISABLE on the current library and LINK events
+// arrive; and a current program's PTL_ME_EVENT_CT_COMM (0x1000) reads as
+// PTL_ME_EVENT_UNLINK_DISABLE on the legacy one, so its counters never count
+// and its barrier deadlocks.
+TEST_F(Abi, TheWrongSandiaGenerationFails)
+{
+    auto r = run({"--abi", "sandia", "-n", "2", program("sandia-legacy/put_get_integrity")});
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_TRUE(contains(r.err, "unexpected LINK event on the PT EQ")) << describe(r);
+    EXPECT_FALSE(contains(r.out, "all checks passed")) << describe(r);
+
+    r = run({"--abi", "sandia-legacy", "-n", "2", program("sandia/put_get_integrity")});
+    EXPECT_EQ(r.exit_code, 86) << describe(r);
+    EXPECT_TRUE(contains(r.err, "deadlock")) << describe(r);
+    EXPECT_FALSE(contains(r.out, "all checks passed")) << describe(r);
+}
+
+// PtlAbort is declared by the current Sandia generation only: importing it is
+// evidence enough without debug information.
+TEST_F(Abi, AutoFindsSandiaByItsPtlAbortCall)
+{
+    auto r = run({"-n", "1", program("stripped/sandia_abort_symbol")});
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    EXPECT_TRUE(contains(r.out, "abort_symbol: all checks passed")) << describe(r);
+    EXPECT_EQ(abi_line(r), "s4bxi-run: ABI sandia (no debug information on the Portals handles; the program uses "
+                           "PtlAbort, which only the current generation of Sandia's libportals has)")
+        << describe(r);
 }
 
 // PtlToStr, PtlFailTypeSize, ptl_ev_desc, ptl_evtostr on real events,
@@ -113,6 +189,7 @@ TEST_F(Abi, AutoFallsBackOnTheDefaultAndSaysSo)
     const std::string line = abi_line(r);
     EXPECT_EQ(line.rfind("s4bxi-run: ABI sandia, the default (no debug information", 0), 0u) << describe(r);
     EXPECT_TRUE(contains(line, "--abi bxi")) << describe(r);
+    EXPECT_TRUE(contains(line, "--abi sandia-legacy")) << describe(r);
 
     // A stripped BXI program without BXI-only calls needs --abi bxi.
     r = run({"--abi", "bxi", "-n", "2", program("stripped/bxi_put_get_integrity")});
@@ -130,7 +207,7 @@ TEST_F(Abi, ProgramsWithoutPortalsGetNoComment)
 TEST_F(Abi, UnknownAbiIsAUsageError)
 {
     auto r = run({"--abi", "cray", "-n", "2", program("bxi/put_get_integrity")});
-    expect_usage_error(r, "--abi auto, bxi or sandia");
+    expect_usage_error(r, "--abi auto, bxi, sandia or sandia-legacy");
     EXPECT_TRUE(contains(r.err, "'cray'")) << describe(r);
     r = run_s4bxi({"-n", "2", "--abi"});
     expect_usage_error(r, "--abi needs a value");

@@ -442,7 +442,7 @@ TEST_F(Mpi, MpiProgramWithoutTheComponentsIsRefused)
     fs::create_directories(root / "lib");
     fs::copy_file(build / "bin" / "s4bxi-run", root / "bin" / "s4bxi-run");
     fs::copy_file(build / "bin" / "s4bxi-simserver", root / "bin" / "s4bxi-simserver");
-    for (const char *flavour : {"sandia", "bxi"})
+    for (const char *flavour : {"sandia", "sandia-legacy", "bxi"})
         fs::create_directory_symlink(build / "lib" / flavour, root / "lib" / flavour);
     for (const char *library : {"libportals.so.4", "libs4bxi-pmi.so"})
         fs::create_symlink(build / "lib" / library, root / "lib" / library);

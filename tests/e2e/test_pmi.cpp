@@ -29,7 +29,7 @@ TEST_F(Pmi, BootstrapThroughKeyValueSpaceAndBarrier)
 // --abi (and under auto, which must find the same flavour).
 TEST_F(Pmi, BootstrapWithEachBinaryFlavour)
 {
-    for (const char *flavour : {"bxi", "sandia"})
+    for (const char *flavour : {"bxi", "sandia", "sandia-legacy"})
         for (const char *abi : {flavour, "auto"}) {
             auto r = run({"-n", "2", "--abi", abi, program(std::string(flavour) + "/pmi_bootstrap")});
             expect_success(r, 2);

@@ -99,6 +99,12 @@ TEST(LaunchOptions, AbiIsAutoUnlessGiven)
   ASSERT_TRUE(options) << error;
   EXPECT_EQ(options->abi, s4bxi::Abi::Sandia);
   EXPECT_TRUE(options->verbose);
+  options = parse({"--abi", "sandia-legacy", "prog"}, error);
+  ASSERT_TRUE(options) << error;
+  EXPECT_EQ(options->abi, s4bxi::Abi::SandiaLegacy);
+  options = parse({"--abi=sandia-legacy", "prog"}, error);
+  ASSERT_TRUE(options) << error;
+  EXPECT_EQ(options->abi, s4bxi::Abi::SandiaLegacy);
   options = parse({"--abi=auto", "prog", "--abi", "bxi"}, error);
   ASSERT_TRUE(options) << error;
   EXPECT_EQ(options->abi, s4bxi::Abi::Auto) << "options after the program are the program's";
@@ -108,7 +114,10 @@ TEST(LaunchOptions, UnknownAbiIsOneSentence)
 {
   std::string error;
   EXPECT_FALSE(parse({"--abi", "BXI", "prog"}, error));
-  EXPECT_EQ(error, "the ABI 'BXI' is unknown (use --abi auto, bxi or sandia)");
+  EXPECT_EQ(error, "the ABI 'BXI' is unknown (use --abi auto, bxi, sandia or sandia-legacy)");
+  EXPECT_FALSE(parse({"--abi", "sandia_legacy", "prog"}, error));
+  EXPECT_NE(s4bxi::usage_text().find("--abi auto|bxi|sandia|sandia-legacy"), std::string::npos)
+      << "the help names every ABI";
   EXPECT_FALSE(parse({"--abi"}, error));
   EXPECT_NE(error.find("--abi needs a value"), std::string::npos);
 }
@@ -125,6 +134,13 @@ TEST(LaunchOptions, AbiAndVerbosityReachTheServer)
   EXPECT_TRUE(again->verbose);
   EXPECT_EQ(again->preload_library, "/x/lib/bxi/libportals.so.4");
   EXPECT_STREQ(s4bxi::abi_name(s4bxi::Abi::Sandia), "sandia");
+  EXPECT_STREQ(s4bxi::abi_name(s4bxi::Abi::SandiaLegacy), "sandia-legacy");
+  // --abi sandia-legacy reaches the server too.
+  options = parse({"--abi", "sandia-legacy", "prog"}, error);
+  ASSERT_TRUE(options) << error;
+  again = parse(s4bxi::to_arguments(*options), error);
+  ASSERT_TRUE(again) << error;
+  EXPECT_EQ(again->abi, s4bxi::Abi::SandiaLegacy);
 }
 
 TEST(LaunchOptions, DebuggedRanksAreAListOfRanksAndRanges)
