@@ -45,10 +45,13 @@ const char* kind_name(Message::Kind kind)
   return "message";
 }
 
-// "Put #12", "BXI ACK of #12" (a BXI ACK has no number of its own).
+// "Put #12", "BXI ACK of #12" (a BXI ACK has no number of its own), "Put
+// (unsequenced)" for a message E2E does not keep (E2E off, PTL_MD_UNRELIABLE).
 std::string describe(const Message& message)
 {
   const bool ack = message.kind == Message::Kind::BxiAck;
+  if (not ack && not message.sequenced)
+    return std::string(kind_name(message.kind)) + " (unsequenced)";
   return std::string(kind_name(message.kind)) + (ack ? " of #" : " #") +
          std::to_string(ack ? message.answered_seq : message.seq);
 }
@@ -113,7 +116,10 @@ bool SequenceWindow::accept(uint64_t seq, uint64_t floor)
 void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
 {
   const double now = s4u::Engine::get_clock();
-  if (not message->sequenced && message->kind != Message::Kind::BxiAck && params_.e2e) {
+  // A Put from a PTL_MD_UNRELIABLE MD is sent as without E2E: no sequence
+  // number, no entry, no BXI ACK; lost, it is lost for good (its SEND event
+  // comes all the same, see sent_unreliably).
+  if (not message->sequenced && message->kind != Message::Kind::BxiAck && params_.e2e && not message->unreliable) {
     message->reliable = true;
     message->sequenced = true;
     message->seq = e2e_.peers[message->dst_nid].next_seq++;

@@ -11,7 +11,8 @@
 //  - or its SimGrid communication fails: a link of its route is off (see
 //    s4bxi/link-down) when it starts or before its last byte arrives.
 // A lost message has no effect at the receiver and the sender is not told:
-// only the E2E timeout of a reliable message recovers it. A lost BXI ACK is
+// only the E2E timeout of a reliable message recovers it (a Put from a
+// PTL_MD_UNRELIABLE MD never is one: its loss is final). A lost BXI ACK is
 // recovered when the message it acknowledged is sent again (the receiver
 // recognizes the duplicate and acknowledges it again).
 #pragma once

@@ -108,6 +108,7 @@ struct Message {
   // End-to-end reliability (e2e.cpp). Sequence numbers count the messages of
   // one source NIC to one destination NIC.
   bool reliable = false;         // the sender's E2E keeps it until acknowledged: the receiver acknowledges it
+  bool unreliable = false;       // a Put from a PTL_MD_UNRELIABLE MD: never made reliable, a loss is final
   bool sequenced = false;        // `seq` given (at the first transmission)
   bool duplicate_answer = false; // a kept response sent again for a duplicate request: not kept again
   uint64_t seq = 0;

@@ -130,6 +130,14 @@ std::unique_ptr<nic::Message> Api::prepare(RankPortals& rank, const Transfer& t,
   const bool atomic = t.op == Operation::Atomic || t.op == Operation::FetchAtomic;
   if (atomic && not valid_atomic(t, *ni))
     return nullptr;
+  // PTL_MD_UNRELIABLE: "only the put operation with no acknowledgment is
+  // supported". The specification leaves the others (an acknowledged Put, a
+  // Get, the atomics, their triggered forms) undefined: we refuse them
+  // clearly rather than guess.
+  const bool unreliable = (sends && (put_md->md.options & ipc::option::kMDUnreliable) != 0) ||
+                          (receives && (get_md->md.options & ipc::option::kMDUnreliable) != 0);
+  if (unreliable && (t.op != Operation::Put || t.ack_req != ipc::AckRequest::None))
+    return nullptr;
   ipc::ProcessId target{}; // physical address of the target
   if (ni->logical) {
     if (t.target.rank_or_nid >= ni->map.size())
@@ -180,6 +188,7 @@ std::unique_ptr<nic::Message> Api::prepare(RankPortals& rank, const Transfer& t,
     if (t.operand != nullptr && atomics::uses_operand(t.atomic_op))
       std::memcpy(message->operand.data(), t.operand, message->operand.size());
   }
+  message->unreliable = unreliable;
   message->op = std::move(op);
   error = Status::Ok;
   return message;

@@ -4,6 +4,7 @@
 #include "api_internal.hpp"
 #include "event_delivery.hpp"
 #include "lists.hpp"
+#include "matching.hpp"
 
 namespace s4bxi::portals {
 
@@ -44,15 +45,17 @@ Reply Api::append(RankPortals& rank, const ipc::AppendArgs& args)
   auto index = ni->entries.insert(std::move(entry));
   if (not index)
     return status(Status::NoSpace);
-  const ListEntry& linked = *ni->entries.find(*index);
+  ListEntry& linked = *ni->entries.find(*index);
   Reply reply = status(Status::Ok);
   reply.result.handle = encode_handle(linked.matching ? HandleKind::ME : HandleKind::LE, ni->slot, *index);
   if (args.list == ipc::ListKind::Priority &&
       walk_unexpected(rank, *ni, pt, args.pt_index, linked, UnexpectedWalk::Append) > 0 &&
-      (args.entry.options & kEntryUseOnce) != 0) {
+      ((args.entry.options & kEntryUseOnce) != 0 ||
+       ((args.entry.options & kEntryLocalIncUhRlength) != 0 && unlinks_after(linked)))) {
     // A use-once entry spent its one use on a message that had already
-    // arrived: it is never linked (its handle is already stale), but it is
-    // unlinked as far as events go.
+    // arrived, or a PTL_ME_LOCAL_INC_UH_RLENGTH entry has less than min_free
+    // left once the matching headers are taken: it is never linked (its
+    // handle is already stale), but it is unlinked as far as events go.
     if ((args.entry.options & kEntryEventUnlinkDisable) == 0) {
       ipc::Event event{};
       event.type = ipc::EventKind::AutoUnlink;
@@ -105,8 +108,17 @@ Reply Api::search(RankPortals& rank, const ipc::SearchArgs& args)
   entry.pt_index = args.pt_index;
   entry.matching = args.is_matching != 0;
   const auto walk = args.op == ipc::SearchOp::Only ? UnexpectedWalk::SearchOnly : UnexpectedWalk::SearchDelete;
-  if (walk_unexpected(rank, *ni, pt, args.pt_index, entry, walk) == 0 &&
-      (args.entry.options & kEntryEventCommDisable) == 0) {
+  // Counting searches (the current generation of Sandia's ABI, Portals 4.3):
+  // with a CT and PTL_ME_EVENT_CT_OVERFLOW, each match adds to success (its
+  // mlength with PTL_ME_EVENT_CT_BYTES), SEARCH_ONLY and SEARCH_DELETE alike,
+  // and the search's end adds one failure: always for a persistent entry,
+  // only when nothing matched for a use-once entry (it consumes one header).
+  // Otherwise (the legacy Sandia and BXI ABIs) Portals 4.1's behaviour: a
+  // search counts only what a search-delete consumes, through
+  // PTL_ME_EVENT_CT_OVERFLOW.
+  const bool counting = args.counting != 0;
+  const std::size_t matches = walk_unexpected(rank, *ni, pt, args.pt_index, entry, walk, counting);
+  if (matches == 0 && (args.entry.options & kEntryEventCommDisable) == 0) {
     ipc::Event event{};
     event.type = ipc::EventKind::Search;
     event.ni_fail_type = ipc::FailKind::NoMatch;
@@ -114,6 +126,9 @@ Reply Api::search(RankPortals& rank, const ipc::SearchArgs& args)
     event.pt_index = args.pt_index;
     post_event(rank, *ni, pt.eq, event);
   }
+  if (counting && (args.entry.options & kEntryEventCtOverflow) != 0 &&
+      ((args.entry.options & kEntryUseOnce) == 0 || matches == 0))
+    post_counter(rank, *ni, args.entry.ct, 0, 1);
   return status(Status::Ok);
 }
 

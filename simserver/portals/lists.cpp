@@ -87,10 +87,15 @@ void auto_unlink(RankPortals& rank, NetworkInterface& ni, PortalTableEntry& pt, 
 }
 
 std::size_t walk_unexpected(RankPortals& rank, NetworkInterface& ni, PortalTableEntry& pt, uint32_t pt_index,
-                            const ListEntry& entry, UnexpectedWalk walk)
+                            ListEntry& entry, UnexpectedWalk walk, bool counting)
 {
   const uint32_t options = entry.entry.options;
   const bool use_once = (options & kEntryUseOnce) != 0;
+  // PTL_ME_LOCAL_INC_UH_RLENGTH counts only for a persistent, locally managed
+  // ME being appended (PTL_ME_MAY_ALIGN, which this model never applies
+  // anyway, is ignored with it).
+  const bool takes_rlength = walk == UnexpectedWalk::Append && entry.matching && not use_once &&
+                             (options & kEntryManageLocal) != 0 && (options & kEntryLocalIncUhRlength) != 0;
   std::size_t matches = 0;
   for (auto it = pt.unexpected.begin(); it != pt.unexpected.end();) {
     IncomingHeader header;
@@ -129,13 +134,24 @@ std::size_t walk_unexpected(RankPortals& rank, NetworkInterface& ni, PortalTable
       }
       post_event(rank, ni, pt.eq, event);
     }
-    if (not search_only && (options & kEntryEventCtOverflow) != 0) {
+    if ((not search_only || counting) && (options & kEntryEventCtOverflow) != 0) {
       const uint64_t amount = (options & kEntryEventCtBytes) != 0 ? it->mlength : 1;
       post_counter(rank, ni, entry.entry.ct, amount, 0);
     }
+    const uint64_t rlength = it->rlength;
     it = search_only ? std::next(it) : remove_header(rank, ni, pt, pt_index, it);
     if (use_once)
       break;
+    if (takes_rlength) {
+      // The header's data is the program's to place at this offset: the
+      // entry keeps room for it. min_free is checked after each header; the
+      // one that leaves less than min_free is still taken.
+      const uint64_t length = entry.entry.length;
+      entry.local_offset = rlength >= length - std::min(length, entry.local_offset) ? length
+                                                                                    : entry.local_offset + rlength;
+      if (unlinks_after(entry))
+        break;
+    }
   }
   return matches;
 }

@@ -25,7 +25,18 @@ enum class UnexpectedWalk {
 // `entry` accepts, stopping after the first one if the entry is use-once,
 // and reports each one as `walk` says (events in pt's EQ, overflow counts on
 // the entry's CT with PTL_ME_EVENT_CT_OVERFLOW). Returns the number of matches.
+//
+// `counting` (searches only): the search counts on the entry's CT, as in the
+// current generation of Sandia's ABI (Portals 4.3): every match, SEARCH_ONLY
+// included, is a success with PTL_ME_EVENT_CT_OVERFLOW (the caller counts the
+// search's end as a failure). Without it, the 4.1 behaviour: only what a
+// search-delete consumes is counted.
+//
+// A persistent, locally managed ME appended with PTL_ME_LOCAL_INC_UH_RLENGTH
+// takes each matching header into its local offset (by the header's
+// rlength): the walk stops at the header after which it has less than
+// min_free left (unlinks_after(entry) tells the caller so).
 std::size_t walk_unexpected(RankPortals& rank, NetworkInterface& ni, PortalTableEntry& pt, uint32_t pt_index,
-                            const ListEntry& entry, UnexpectedWalk walk);
+                            ListEntry& entry, UnexpectedWalk walk, bool counting = false);
 
 } // namespace s4bxi::portals

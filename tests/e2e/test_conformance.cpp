@@ -1,7 +1,9 @@
 // Portals 4.1 conformance: one self-checking program per feature (see each
 // program's header comment for what it checks), run under s4bxi-run with 1
-// to 8 ranks, in both binary flavours of portals4.h. A program exits 0 only
-// if every data and event check passed; each also prints how much it
+// to 8 ranks, in the three binary flavours of portals4.h (Sandia's current
+// generation, the default; Sandia's previous one; BXI's); and the options
+// only the current generation names (generation_options). A program exits 0
+// only if every data and event check passed; each also prints how much it
 // checked, so that a program that silently skipped its work fails here.
 #include "e2e_test.hpp"
 
@@ -10,14 +12,15 @@ namespace {
 
 class Conformance : public E2ETest {
 protected:
-    // Runs `name` (built against the default, Sandia, flavour; "bxi/name"
-    // for the BXI one) on `nranks` ranks and expects every rank to pass.
-    RunResult run_program(const std::string &name, int nranks, bool bxi = false)
+    // Runs `name` (built against the default flavour, Sandia's current
+    // generation; "<abi>/name" built against the flavour `abi`, "bxi" or
+    // "sandia-legacy") on `nranks` ranks and expects every rank to pass.
+    RunResult run_program(const std::string &name, int nranks, const std::string &abi = "")
     {
         std::vector<std::string> args;
-        if (bxi)
-            args = {"--abi", "bxi"};
-        args.insert(args.end(), {"-n", std::to_string(nranks), program(bxi ? "bxi/" + name : name)});
+        if (!abi.empty())
+            args = {"--abi", abi};
+        args.insert(args.end(), {"-n", std::to_string(nranks), program(abi.empty() ? name : abi + "/" + name)});
         auto r = run(args);
         expect_success(r, nranks);
         for (int rank = 0; rank < nranks; ++rank)
@@ -29,9 +32,9 @@ protected:
         return r;
     }
 
-    void check_atomics(bool bxi)
+    void check_atomics(const std::string &abi)
     {
-        auto r = run_program("atomics", 2, bxi);
+        auto r = run_program("atomics", 2, abi);
         // 14 datatypes x 18 operations: 192 allowed pairs (98 of them without
         // a swap, also run with PtlAtomic) and 60 refused.
         EXPECT_TRUE(contains(r.out, "atomics: 192 fetching and 98 plain operations checked, 60 refused pairs"))
@@ -44,12 +47,17 @@ protected:
 // operation and datatype; overflow atomics; limits.
 TEST_F(Conformance, AtomicsOnEveryDatatype)
 {
-    check_atomics(false);
+    check_atomics("");
 }
 
 TEST_F(Conformance, AtomicsOnEveryDatatypeBxiAbi)
 {
-    check_atomics(true);
+    check_atomics("bxi");
+}
+
+TEST_F(Conformance, AtomicsOnEveryDatatypeLegacySandiaAbi)
+{
+    check_atomics("sandia-legacy");
 }
 
 // Fetch-and-add, a CSWAP lock, MSWAP, MIN and MAX from 8 ranks at once.
@@ -78,7 +86,13 @@ TEST_F(Conformance, TriggeredOperations)
 
 TEST_F(Conformance, TriggeredOperationsBxiAbi)
 {
-    auto r = run_program("triggered_ops", 2, true);
+    auto r = run_program("triggered_ops", 2, "bxi");
+    EXPECT_TRUE(contains(r.out, "triggered_ops: ring of 2 ranks done")) << describe(r);
+}
+
+TEST_F(Conformance, TriggeredOperationsLegacySandiaAbi)
+{
+    auto r = run_program("triggered_ops", 2, "sandia-legacy");
     EXPECT_TRUE(contains(r.out, "triggered_ops: ring of 2 ranks done")) << describe(r);
 }
 
@@ -91,7 +105,14 @@ TEST_F(Conformance, UnexpectedListSearch)
 
 TEST_F(Conformance, UnexpectedListSearchBxiAbi)
 {
-    run_program("unexpected_search", 2, true);
+    run_program("unexpected_search", 2, "bxi");
+}
+
+// The previous generation's searches count as Portals 4.1's: only what a
+// search-delete consumes.
+TEST_F(Conformance, UnexpectedListSearchLegacySandiaAbi)
+{
+    run_program("unexpected_search", 2, "sandia-legacy");
 }
 
 // PTL_PT_FLOWCTRL: no match, full EQ and no unexpected-header room disable
@@ -104,7 +125,12 @@ TEST_F(Conformance, FlowControl)
 
 TEST_F(Conformance, FlowControlBxiAbi)
 {
-    run_program("flow_control", 2, true);
+    run_program("flow_control", 2, "bxi");
+}
+
+TEST_F(Conformance, FlowControlLegacySandiaAbi)
+{
+    run_program("flow_control", 2, "sandia-legacy");
 }
 
 // PTL_ACK_REQ, PTL_CT_ACK_REQ, PTL_OC_ACK_REQ, PTL_NO_ACK_REQ,
@@ -117,7 +143,12 @@ TEST_F(Conformance, AcknowledgmentsAndEventOptions)
 
 TEST_F(Conformance, AcknowledgmentsAndEventOptionsBxiAbi)
 {
-    run_program("ack_kinds", 2, true);
+    run_program("ack_kinds", 2, "bxi");
+}
+
+TEST_F(Conformance, AcknowledgmentsAndEventOptionsLegacySandiaAbi)
+{
+    run_program("ack_kinds", 2, "sandia-legacy");
 }
 
 // PTL_IOVEC MDs and MEs: Put (PIO and DMA), Get, an atomic across segments,
@@ -129,7 +160,12 @@ TEST_F(Conformance, IoVectors)
 
 TEST_F(Conformance, IoVectorsBxiAbi)
 {
-    run_program("iovec", 2, true);
+    run_program("iovec", 2, "bxi");
+}
+
+TEST_F(Conformance, IoVectorsLegacySandiaAbi)
+{
+    run_program("iovec", 2, "sandia-legacy");
 }
 
 // PtlStartBundle/PtlEndBundle (nested), PtlAtomicSync, their error codes.
@@ -140,7 +176,12 @@ TEST_F(Conformance, BundlesAndAtomicSync)
 
 TEST_F(Conformance, BundlesAndAtomicSyncBxiAbi)
 {
-    run_program("bundles", 1, true);
+    run_program("bundles", 1, "bxi");
+}
+
+TEST_F(Conformance, BundlesAndAtomicSyncLegacySandiaAbi)
+{
+    run_program("bundles", 1, "sandia-legacy");
 }
 
 } // namespace
@@ -154,8 +195,39 @@ TEST_F(Conformance, MdReleasedAtCompletion)
 
 TEST_F(Conformance, MdReleasedAtCompletionBxiAbi)
 {
-    auto r = run_program("completion", 2, true);
+    auto r = run_program("completion", 2, "bxi");
     EXPECT_TRUE(contains(r.out, "completion: 16 MDs released at completion")) << describe(r);
+}
+
+TEST_F(Conformance, MdReleasedAtCompletionLegacySandiaAbi)
+{
+    auto r = run_program("completion", 2, "sandia-legacy");
+    EXPECT_TRUE(contains(r.out, "completion: 16 MDs released at completion")) << describe(r);
+}
+
+// The options only the current generation of Sandia's portals4.h names:
+// PTL_PT_ALLOC_DISABLED, PTL_MD_UNRELIABLE, PTL_ME_LOCAL_INC_UH_RLENGTH and
+// counting searches. Ranks pair up; on one rank, the rank targets itself.
+TEST_F(Conformance, CurrentGenerationOptionsOnOneRank)
+{
+    auto r = run_program("generation_options", 1);
+    EXPECT_TRUE(contains(r.out, "generation_options: rank 0 checked every option on itself")) << describe(r);
+}
+
+TEST_F(Conformance, CurrentGenerationOptions)
+{
+    auto r = run_program("generation_options", 2);
+    EXPECT_TRUE(contains(r.out, "generation_options: rank 1 checked every option as the target of rank 0"))
+        << describe(r);
+}
+
+TEST_F(Conformance, CurrentGenerationOptionsOnFourRanks)
+{
+    auto r = run_program("generation_options", 4);
+    EXPECT_TRUE(contains(r.out, "generation_options: rank 1 checked every option as the target of rank 0"))
+        << describe(r);
+    EXPECT_TRUE(contains(r.out, "generation_options: rank 3 checked every option as the target of rank 2"))
+        << describe(r);
 }
 
 } // namespace e2e

@@ -198,6 +198,27 @@ TEST_F(Reliability, OneDroppedResponseIsRecoveredByOneRetransmission)
     EXPECT_EQ(c.failed, 0) << describe(r);
 }
 
+// PTL_MD_UNRELIABLE (current generation of Sandia's ABI): E2E does not keep
+// such a Put. The first Put on the wire, an unreliable one, is dropped: it
+// is lost for good (no retransmission, no failure), and its SEND event comes
+// all the same; the Puts after it (one unreliable, one reliable) arrive.
+TEST_F(Reliability, UnreliablePutIsLostForGood)
+{
+    auto r = run({"-n", "1", "--cfg=s4bxi/compute:none", "--cfg=s4bxi/fault-drop-at:0/put",
+                  cfg("e2e-retry-timeout", 1e-4), kE2eLog, program("generation_options"), "loss"});
+    expect_success(r, 1);
+    EXPECT_TRUE(contains(r.out, "generation_options: the lost unreliable Put was not sent again")) << describe(r);
+    EXPECT_TRUE(contains(r.out, "generation_options: rank 0: all checks passed")) << describe(r);
+    const auto c = counters(r);
+    EXPECT_EQ(c.lost, 1) << describe(r);
+    EXPECT_EQ(c.retransmissions, 0) << describe(r);
+    EXPECT_EQ(c.given_up, 0) << describe(r);
+    EXPECT_EQ(c.failed, 0) << describe(r);
+    // Only the reliable Put (acknowledged by its Portals ACK) and that ACK
+    // (by a BXI ACK) are E2E's business.
+    EXPECT_EQ(c.bxi_acks, 1) << describe(r);
+}
+
 class RetryLimit : public Reliability, public ::testing::WithParamInterface<int> {};
 
 TEST_P(RetryLimit, EverythingLostEndsWithUndeliverableEvents)
