@@ -48,13 +48,16 @@ struct SegmentHeader {
 
 inline constexpr uint32_t kAttentionPmi = 1;
 inline constexpr uint32_t kAttentionEnded = 2;
-// A rank called PtlAbort (some rank: see Channel::abort_generation).
-inline constexpr uint32_t kAttentionAbort = 4;
+// Something outside the simulation may have released a rank (some rank, not
+// necessarily this one): a PtlAbort, or a parked rank that called or ended.
+inline constexpr uint32_t kAttentionNotice = 4;
 
 // What a rank writes to the run's crash pipe (4 bytes, atomic in a pipe): its
-// rank number when it crashes, its rank number with this bit when it called
-// PtlAbort.
+// rank number when it crashes; its rank number with one of these bits when it
+// called PtlAbort, or made a call while parked (Channel::parked).
 inline constexpr uint32_t kNoticeAbortTag = 1U << 31;
+inline constexpr uint32_t kNoticeCallTag = 1U << 30;
+inline constexpr uint32_t kNoticeRankMask = kNoticeCallTag - 1;
 
 struct alignas(64) Channel {
   Doorbell request_bell; // rung by the rank, waited on by the server
@@ -90,6 +93,11 @@ struct alignas(64) Channel {
   // The process started threads of its own (pthread_create): one may end
   // another's wait with PtlAbort.
   std::atomic<uint32_t> threads_created;
+  // Set by the server while the rank is blocked in the kernel outside any
+  // emulated call and the simulation goes on without it: its next call must
+  // also be told through the crash pipe (kNoticeCallTag), since no proxy
+  // waits on its doorbell then.
+  std::atomic<uint32_t> parked;
   alignas(64) Request request;
   alignas(64) Reply reply;
 };

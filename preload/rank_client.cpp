@@ -78,6 +78,17 @@ bool parse_int(const char* text, long& value)
 // The exchange itself; the caller holds channel_mutex. The wait loop makes no
 // system call but the futex: anything else there would stretch every round
 // trip.
+// A notice through the crash pipe, for what the server must learn while no
+// proxy waits on this rank's doorbell (ipc::kNotice*). errno is preserved.
+void send_notice(uint32_t notice)
+{
+  const int saved_errno = errno;
+  if (notice_fd >= 0)
+    while (write(notice_fd, &notice, sizeof notice) < 0 and errno == EINTR) {
+    }
+  errno = saved_errno;
+}
+
 void exchange(ipc::Request& request, ipc::Reply& reply)
 {
   in_exchange = true;
@@ -87,6 +98,10 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   uint32_t seen = channel->reply_bell.current();
   channel->request = request;
   channel->request_bell.ring();
+  // (Both sides use sequentially consistent operations: either the server
+  // sees the ring before it parks the rank, or this sees `parked`.)
+  if (channel->parked.load(std::memory_order_seq_cst) != 0)
+    send_notice(channel_rank | ipc::kNoticeCallTag);
   // With more ranks than cores, spin only while the server still serves us.
   const ipc::SpinCondition served{&header->served_rank, channel_rank};
   ipc::wait_for_ring(channel->reply_bell, seen, spin_budget, nullptr, nullptr,
@@ -277,13 +292,24 @@ void abort_waits()
 {
   if (state() != State::Attached or abortable_waiters.load(std::memory_order_seq_cst) == 0)
     return;
-  const int saved_errno = errno;
   channel->abort_generation.fetch_add(1, std::memory_order_seq_cst);
   // The server may be waiting for another rank, or idle: tell it now.
-  const uint32_t notice = channel_rank | ipc::kNoticeAbortTag;
-  if (notice_fd >= 0)
-    while (write(notice_fd, &notice, sizeof notice) < 0 and errno == EINTR) {
-    }
+  send_notice(channel_rank | ipc::kNoticeAbortTag);
+}
+
+void resync_if_parked()
+{
+  if (channel == nullptr or channel->parked.load(std::memory_order_relaxed) == 0 or in_exchange or
+      state() != State::Attached)
+    return;
+  std::unique_lock lock(channel_mutex, std::try_to_lock);
+  if (not lock.owns_lock())
+    return;
+  const int saved_errno = errno;
+  ipc::Request request;
+  request.op = ipc::Op::Sync;
+  ipc::Reply reply;
+  exchange(request, reply);
   errno = saved_errno;
 }
 

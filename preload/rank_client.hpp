@@ -43,6 +43,13 @@ void abort_waits();
 // wait for a deadlock while another thread runs.
 void note_thread_created();
 
+// The server parked this rank while it slept in the kernel (a pipe, a
+// socket, waitpid) and the simulation went on: before the clock is read,
+// a Sync brings it to the simulated time at which the rank woke. Does
+// nothing otherwise (one relaxed load), or when another thread holds the
+// channel (its call does the same).
+void resync_if_parked();
+
 // For the sync timer (sync_timer.cpp): a Sync exchange from its signal
 // handler, unless this thread is in an exchange already or another thread
 // holds the channel (false then).

@@ -38,6 +38,8 @@ using ClockNanosleepFn = int(clockid_t, int, const timespec*, timespec*);
 using UsleepFn = int(useconds_t);
 using SleepFn = unsigned int(unsigned int);
 using PthreadCreateFn = int(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+using PollFn = int(pollfd*, nfds_t, int);
+using SelectFn = int(int, fd_set*, fd_set*, fd_set*, timeval*);
 
 std::atomic<ClockGettimeFn*> clock_gettime_fn{nullptr};
 std::atomic<GettimeofdayFn*> gettimeofday_fn{nullptr};
@@ -47,6 +49,8 @@ std::atomic<ClockNanosleepFn*> clock_nanosleep_fn{nullptr};
 std::atomic<UsleepFn*> usleep_fn{nullptr};
 std::atomic<SleepFn*> sleep_fn{nullptr};
 std::atomic<PthreadCreateFn*> pthread_create_fn{nullptr};
+std::atomic<PollFn*> poll_fn{nullptr};
+std::atomic<SelectFn*> select_fn{nullptr};
 
 } // namespace
 
@@ -80,6 +84,20 @@ int nanosleep(const timespec* request, timespec* remaining)
   if (auto* fn = resolve(nanosleep_fn, "nanosleep"))
     return fn(request, remaining);
   return static_cast<int>(syscall(SYS_nanosleep, request, remaining));
+}
+
+int poll(pollfd* fds, nfds_t count, int timeout_ms)
+{
+  if (auto* fn = resolve(poll_fn, "poll"))
+    return fn(fds, count, timeout_ms);
+  return static_cast<int>(syscall(SYS_poll, fds, count, timeout_ms));
+}
+
+int select(int count, fd_set* read, fd_set* write, fd_set* except, timeval* timeout)
+{
+  if (auto* fn = resolve(select_fn, "select"))
+    return fn(count, read, write, except, timeout);
+  return static_cast<int>(syscall(SYS_select, count, read, write, except, timeout));
 }
 
 int clock_nanosleep(clockid_t clock, int flags, const timespec* request, timespec* remaining)

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <ctime>
+#include <poll.h>
 #include <pthread.h>
+#include <sys/select.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -19,6 +21,8 @@ int nanosleep(const timespec* request, timespec* remaining);
 int clock_nanosleep(clockid_t clock, int flags, const timespec* request, timespec* remaining);
 int usleep(useconds_t microseconds);
 unsigned int sleep(unsigned int seconds);
+int poll(pollfd* fds, nfds_t count, int timeout_ms);
+int select(int count, fd_set* read, fd_set* write, fd_set* except, timeval* timeout);
 int pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*start)(void*), void* argument);
 
 // Thread CPU time of the calling thread, in nanoseconds.

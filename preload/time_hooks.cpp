@@ -1,7 +1,10 @@
 // The libc time and sleep functions, on simulated time.
 //
 // Time queries are answered locally from the simulated clock (no round trip);
-// sleeps are forwarded, and the server lets simulated time pass. CPU-time
+// sleeps are forwarded, and the server lets simulated time pass. poll() and
+// select() on no descriptor at all, with a timeout, are sleeps too (an old
+// idiom for sub-second sleeps); with descriptors they are real waits (if they
+// block, the simulation goes on without the rank: rank_proxy.cpp). CPU-time
 // clocks stay real: they measure the work the program really does, which is
 // also what the emulator injects as compute. A process that is not a rank of
 // the run (started by hand, forked by a rank) sees the real functions.
@@ -51,6 +54,7 @@ bool on_simulated_time()
 
 int64_t read_ns(SimClock clock)
 {
+  client::resync_if_parked();
   int64_t now = sim_clock::now_ns();
   const ipc::ClockConfig& config = client::clock_config();
   return now + (clock == SimClock::Realtime ? config.realtime_epoch_ns : config.monotonic_origin_ns);
@@ -213,6 +217,29 @@ S4BXI_EXPORT unsigned int sleep(unsigned int seconds)
   if (not on_simulated_time())
     return real::sleep(seconds);
   sleep_for(static_cast<double>(seconds));
+  return 0;
+}
+
+S4BXI_EXPORT int poll(struct pollfd* fds, nfds_t count, int timeout_ms)
+{
+  if (count != 0 or timeout_ms < 0 or not on_simulated_time())
+    return real::poll(fds, count, timeout_ms);
+  sleep_for(static_cast<double>(timeout_ms) * 1e-3);
+  return 0; // the timeout expired
+}
+
+S4BXI_EXPORT int select(int count, fd_set* read, fd_set* write, fd_set* except, struct timeval* timeout)
+{
+  if (count != 0 or timeout == nullptr or not on_simulated_time())
+    return real::select(count, read, write, except, timeout);
+  if (timeout->tv_sec < 0 or timeout->tv_usec < 0 or timeout->tv_usec >= 1000000) {
+    errno = EINVAL;
+    return -1;
+  }
+  sleep_for(static_cast<double>(timeout->tv_sec) + static_cast<double>(timeout->tv_usec) * 1e-6);
+  // Linux reports the time left, which is none.
+  timeout->tv_sec = 0;
+  timeout->tv_usec = 0;
   return 0;
 }
 

@@ -196,7 +196,8 @@ int main(int argc, char** argv)
   api.poll_sentinel().on_deadlock = [&control](const std::string& sentence) {
     control.finish(job::kDeadlockStatus, sentence);
   };
-  api.abort_watch().on_hold_tick = [&control] { control.check_interrupt(); };
+  api.poll_sentinel().on_hold_tick = [&control] { control.check_interrupt(); };
+  api.poll_sentinel().start_holder(world.nodes.front().cpu);
   world.livelock.on_livelock = [&control](const std::string& sentence) {
     control.finish(job::kDeadlockStatus, sentence);
   };
@@ -227,7 +228,7 @@ int main(int argc, char** argv)
   try {
     watcher = std::make_unique<job::RankWatcher>(processes.pmi_sockets(), os_pids, std::move(channels),
                                                  processes.crash_pipe(), world.crashes,
-                                                 [&api] { api.abort_watch().post(); });
+                                                 [&world] { world.outside_notice.store(true); });
   } catch (const std::exception& e) {
     control.finish(1, e.what());
   }

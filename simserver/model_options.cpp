@@ -118,6 +118,11 @@ Option<double> g_stall_notice_after{"s4bxi/stall-notice-after", nullptr,
                                     "the rank does (blocked in the kernel, or running without calling anything), "
                                     "then again after three times as long; 0 disables",
                                     10.0};
+Option<double> g_park_after{"s4bxi/park-after", nullptr,
+                            "Real seconds a rank may stay blocked in the kernel outside any emulated call (a pipe, a "
+                            "socket, waitpid) before the simulation goes on without it; its clock resumes at the "
+                            "simulated time it calls again (as a wait); 0: the simulation waits for it",
+                            0.04};
 Option<double> g_livelock_after{"s4bxi/livelock-after", nullptr,
                                  "Simulated seconds during which operations keep failing (at least 1000 of them) "
                                  "and none succeeds anywhere, after which the run is stopped as a livelock (e.g. "
@@ -228,6 +233,7 @@ ComputeModel compute_model() { return g_compute.get() == "none" ? ComputeModel::
 double poll_cost_s() { return g_poll_cost.get(); }
 int poll_block_after() { return g_poll_block.get(); }
 double sync_quantum_s() { return g_sync_quantum.get() > 0 ? g_sync_quantum.get() : 0; }
+double park_after_s() { return g_park_after.get() > 0 ? g_park_after.get() : 0; }
 double stall_notice_after_s() { return g_stall_notice_after.get() > 0 ? g_stall_notice_after.get() : 0; }
 double livelock_after_s() { return g_livelock_after.get() > 0 ? g_livelock_after.get() : 0; }
 unsigned long poll_deadlock_after() { return g_poll_deadlock.get() > 0 ? g_poll_deadlock.get() : 0; }

@@ -21,6 +21,7 @@ int poll_block_after();
 unsigned long poll_deadlock_after();
 double livelock_after_s();
 double stall_notice_after_s();
+double park_after_s();
 double sync_quantum_s();
 double realtime_epoch_s();
 double uptime_s();

@@ -1,6 +1,7 @@
 #include "rank_proxy.hpp"
 
 #include "job/blocked_ranks.hpp"
+#include "job/parked_ranks.hpp"
 #include "job/stall_notice.hpp"
 #include "model_options.hpp"
 #include "trace/recorder.hpp"
@@ -125,12 +126,19 @@ RankProxy::Wake RankProxy::wait_for_request()
   while (true) {
     const bool woken =
         ipc::wait_for_ring(channel->request_bell, requests_seen_, spin_, &liveness_period, &channel->attention);
-    if (not woken)
+    if (not woken) {
       if (std::string deadlock = stall.tick(world_.ranks, world_.ranks[rank_]); not deadlock.empty())
         control_.finish(job::kDeadlockStatus, deadlock);
-    if ((channel->attention.load() & ipc::kAttentionAbort) != 0)
-      channel->attention.fetch_and(~ipc::kAttentionAbort);
-    api_.abort_watch().deliver_posted(); // another rank's waits, if a thread of it called PtlAbort
+      if (asleep_for_long()) {
+        park();
+        continue; // it called or ended
+      }
+    }
+    // A PtlAbort or a parked rank's call, in any rank: wake who it releases.
+    if ((channel->attention.load() & ipc::kAttentionNotice) != 0) {
+      channel->attention.fetch_and(~ipc::kAttentionNotice);
+      api_.poll_sentinel().deliver_outside_notices();
+    }
     if ((channel->attention.load() & ipc::kAttentionPmi) != 0) {
       channel->attention.fetch_and(~ipc::kAttentionPmi);
       return Wake::Pmi; // a request rung meanwhile stays pending for the next wait
@@ -150,6 +158,56 @@ RankProxy::Wake RankProxy::wait_for_request()
       return Wake::Ended;
     }
   }
+}
+
+bool RankProxy::asleep_for_long()
+{
+  const RankPortals& rank = world_.ranks[rank_];
+  const double limit = options::park_after_s();
+  if (limit <= 0 || rank.debugged || not job::asleep_in_kernel(rank.os_pid)) {
+    asleep_since_ = -1;
+    return false;
+  }
+  const double now = job::wall_clock_now();
+  if (asleep_since_ < 0)
+    asleep_since_ = now;
+  return now - asleep_since_ >= limit;
+}
+
+void RankProxy::park()
+{
+  ipc::Channel* channel = world_.processes->channel(rank_);
+  RankPortals& rank = world_.ranks[rank_];
+  asleep_since_ = -1;
+  // Sequentially consistent, as the rank's ring and its look at `parked`:
+  // either the rank's next call is seen here, or the rank sends a notice.
+  channel->parked.store(1, std::memory_order_seq_cst);
+  rank.parked_bell = requests_seen_;
+  auto released = [&] {
+    return channel->request_bell.current() != rank.parked_bell ||
+           (channel->attention.load(std::memory_order_seq_cst) & ipc::kAttentionEnded) != 0;
+  };
+  if (not released()) {
+    const std::string call_before = rank.current_call;
+    rank.current_call = job::kernel_wait_of(rank);
+    XBT_DEBUG("rank %u parked: %s", rank_, rank.current_call.c_str());
+    const double start = s4u::Engine::get_clock();
+    {
+      std::unique_lock lock(*rank.mutex);
+      rank.parked = true;
+      world_.parked_ranks++;
+      api_.poll_sentinel().arm();
+      while (not released())
+        rank.changed->wait(lock);
+      rank.parked = false;
+      world_.parked_ranks--;
+    }
+    rank.current_call = call_before;
+    portals::Api::charge_blocked(rank, trace::Kind::Wait, start, "blocked in the kernel");
+  }
+  channel->parked.store(0, std::memory_order_seq_cst);
+  // Other proxies ran meanwhile: from now on, the server waits on this rank.
+  world_.processes->header()->served_rank.store(rank_, std::memory_order_relaxed);
 }
 
 void RankProxy::inject_compute(uint64_t compute_ns)

@@ -24,6 +24,13 @@ private:
   // Waits (in real time) for the process's next request on its channel, or
   // for it to write to its PMI socket, or for its end.
   Wake wait_for_request();
+  // The process sleeps in the kernel outside any emulated call: the
+  // simulation goes on without it until it calls again or ends
+  // (job/parked_ranks.hpp).
+  void park();
+  // The process has slept in the kernel for s4bxi/park-after (checked at
+  // each liveness period without a call).
+  bool asleep_for_long();
   void inject_compute(uint64_t compute_ns);
   void reply(ipc::Reply reply);
   void ended(const job::Termination& end);
@@ -34,6 +41,7 @@ private:
   job::JobControl& control_;
   unsigned rank_;
   uint32_t requests_seen_ = 0;
+  double asleep_since_ = -1; // real time since which the process sleeps in the kernel
   ipc::SpinBudget spin_;
 };
 

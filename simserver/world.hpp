@@ -14,6 +14,7 @@
 #include <simgrid/s4u/Mutex.hpp>
 
 #include <array>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -78,11 +79,22 @@ struct RankPortals {
   // counts it as a wait that another thread of the process may end.
   std::optional<uint32_t> abortable_since;
   bool abort_counted = false;
+  // Parked: asleep in the kernel outside any emulated call, the simulation
+  // going on without it (job/parked_ranks.hpp); its doorbell's value then.
+  bool parked = false;
+  uint32_t parked_bell = 0;
   RankStatistics stats;
 
   [[nodiscard]] uint32_t nid() const { return portals_nid(node); }
   portals::NetworkInterface* ni(uint32_t slot) { return slot < nis.size() ? nis[slot].get() : nullptr; }
-  void notify() { changed->notify_all(); }
+  void notify()
+  {
+    notifications++;
+    changed->notify_all();
+  }
+  // How many times any rank was notified (portals/poll_sentinel.cpp: a
+  // notified rank may run).
+  static inline uint64_t notifications = 0;
   // The call will wait for other ranks or for simulated time: let the process
   // sleep instead of spinning on a CPU that those ranks need.
   void expect_long_wait() const
@@ -99,6 +111,10 @@ struct World {
   job::RankProcesses* processes = nullptr;
   job::LivelockWatch livelock; // told how every operation ended (nic/initiator.cpp)
   job::CrashReports crashes;   // filled by the rank watcher's thread
+  // Set by the rank watcher's thread when something outside the simulation
+  // may have released a rank: a PtlAbort, a parked rank's call or end.
+  std::atomic<bool> outside_notice{false};
+  unsigned parked_ranks = 0; // ranks parked now
 
   // Portals (nid, pid) -> rank, for delivering messages.
   std::map<std::pair<unsigned, uint32_t>, unsigned> by_address;

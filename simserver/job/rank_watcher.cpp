@@ -25,9 +25,9 @@ int pidfd_of(pid_t pid)
 
 RankWatcher::RankWatcher(std::vector<int> pmi_sockets, const std::vector<pid_t>& pids,
                          std::vector<ipc::Channel*> channels, int crash_pipe, CrashReports& crashes,
-                         std::function<void()> on_abort)
+                         std::function<void()> on_notice)
     : sockets_(std::move(pmi_sockets)), channels_(std::move(channels)), pids_(pids), crash_pipe_(crash_pipe),
-      crashes_(crashes), on_abort_(std::move(on_abort))
+      crashes_(crashes), on_notice_(std::move(on_notice))
 {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
@@ -97,6 +97,9 @@ void RankWatcher::run()
       const uint32_t rank = tag & ~kExitTag;
       ipc::wake_without_ringing(channels_[rank]->request_bell, channels_[rank]->attention,
                                 (tag & kExitTag) != 0 ? ipc::kAttentionEnded : ipc::kAttentionPmi);
+      // A parked rank's proxy waits in the simulation, not on the doorbell.
+      if ((tag & kExitTag) != 0 && channels_[rank]->parked.load(std::memory_order_seq_cst) != 0)
+        notify_simulation();
     }
   }
 }
@@ -104,15 +107,11 @@ void RankWatcher::run()
 void RankWatcher::read_crashes()
 {
   uint32_t notice = 0;
-  // Each crashed rank wrote its number, a PtlAbort its number with
-  // kNoticeAbortTag (4 bytes: atomic in a pipe).
+  // Each crashed rank wrote its number; a PtlAbort or a parked rank's call,
+  // its number with a kNotice*Tag (4 bytes: atomic in a pipe).
   while (read(crash_pipe_, &notice, sizeof notice) == static_cast<ssize_t>(sizeof notice)) {
-    if ((notice & ipc::kNoticeAbortTag) != 0) {
-      on_abort_();
-      // The simulation may wait on any rank's doorbell (or be idle, held by
-      // the abort watch, which looks by itself): wake every proxy.
-      for (auto* channel : channels_)
-        ipc::wake_without_ringing(channel->request_bell, channel->attention, ipc::kAttentionAbort);
+    if ((notice & (ipc::kNoticeAbortTag | ipc::kNoticeCallTag)) != 0) {
+      notify_simulation();
     } else if (notice < channels_.size()) {
       crashes_.read(notice, pids_[notice], *channels_[notice]);
     }
@@ -120,6 +119,15 @@ void RankWatcher::read_crashes()
     if (poll(&more, 1, 0) != 1)
       break;
   }
+}
+
+void RankWatcher::notify_simulation()
+{
+  on_notice_();
+  // The simulation may wait on any rank's doorbell (or be idle, held by the
+  // poll sentinel, which looks by itself): wake every proxy.
+  for (auto* channel : channels_)
+    ipc::wake_without_ringing(channel->request_bell, channel->attention, ipc::kAttentionNotice);
 }
 
 } // namespace s4bxi::job

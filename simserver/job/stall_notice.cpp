@@ -134,6 +134,19 @@ bool any_thread_running(pid_t pid, pid_t except_tid)
   return false;
 }
 
+bool asleep_in_kernel(pid_t pid)
+{
+  std::error_code error;
+  bool any = false;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
+    const std::string fields = stat_fields(task.path() / "stat");
+    if (fields.rfind('S', 0) != 0)
+      return false;
+    any = true;
+  }
+  return any;
+}
+
 double process_cpu_s(pid_t pid)
 {
   std::istringstream fields(stat_fields("/proc/" + std::to_string(pid) + "/stat"));

@@ -28,4 +28,9 @@ bool blocked_on_job_pipe(pid_t pid, const std::vector<pid_t>& job_pids);
 // One of its threads (other than `except_tid`, if given) is running or runnable.
 bool any_thread_running(pid_t pid, pid_t except_tid = 0);
 
+// Every thread sleeps in the kernel, interruptibly (a pipe, a socket, a futex,
+// waitpid, poll): nothing runs, nothing waits for a disk (D) or a debugger
+// (stopped). Such a process can only be woken by something else.
+bool asleep_in_kernel(pid_t pid);
+
 } // namespace s4bxi::job

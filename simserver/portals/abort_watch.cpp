@@ -2,8 +2,6 @@
 
 #include "../job/stall_notice.hpp"
 
-#include <ctime>
-
 namespace s4bxi::portals {
 
 namespace {
@@ -17,7 +15,6 @@ bool threaded(const RankPortals& rank)
 
 bool AbortWatch::deliver()
 {
-  pending_.store(false, std::memory_order_relaxed);
   bool any = false;
   for (auto& rank : world_.ranks)
     if (aborted(rank)) {
@@ -27,10 +24,10 @@ bool AbortWatch::deliver()
   return any;
 }
 
-void AbortWatch::began(RankPortals& rank, uint32_t epoch)
+void AbortWatch::began(RankPortals& rank, uint32_t epoch, bool blocks)
 {
   rank.abortable_since = epoch;
-  rank.abort_counted = threaded(rank);
+  rank.abort_counted = blocks && threaded(rank);
   if (rank.abort_counted)
     threaded_waiters_++;
 }
@@ -43,23 +40,13 @@ void AbortWatch::ended(RankPortals& rank)
   rank.abort_counted = false;
 }
 
-bool AbortWatch::hold_while_threads_run()
+bool AbortWatch::thread_may_abort() const
 {
-  const timespec slice{0, 1'000'000};
-  while (true) {
-    if (pending_.load(std::memory_order_acquire) && deliver())
+  for (const auto& rank : world_.ranks)
+    if (rank.alive && rank.abort_counted &&
+        job::any_thread_running(rank.os_pid, rank.channel->exchange_tid.load(std::memory_order_relaxed)))
       return true;
-    bool running = false;
-    for (const auto& rank : world_.ranks)
-      if (rank.alive && rank.abort_counted &&
-          job::any_thread_running(rank.os_pid, rank.channel->exchange_tid.load(std::memory_order_relaxed)))
-        running = true;
-    if (not running)
-      return deliver(); // a notice may have come just before the last thread stopped
-    if (on_hold_tick)
-      on_hold_tick();
-    nanosleep(&slice, nullptr);
-  }
+  return false;
 }
 
 } // namespace s4bxi::portals

@@ -192,20 +192,6 @@ Reply pop_event(EventQueue& queue)
 
 // Accounts for the time `rank` spent blocked since `start`: waiting (a wait
 // call, a poll with a timeout, a sleep) or polling (empty polls).
-void blocked(RankPortals& rank, trace::Kind kind, double start, const char* what)
-{
-  const double end = s4u::Engine::get_clock();
-  if (end <= start)
-    return;
-  (kind == trace::Kind::Poll ? rank.stats.poll_s : rank.stats.wait_s) += end - start;
-  if (trace::active != nullptr)
-    trace::active->record({.kind = kind,
-                           .node = rank.node,
-                           .rank = static_cast<int>(rank.rank),
-                           .start = start,
-                           .end = end,
-                           .what = what});
-}
 
 double deadline_after_ms(int64_t timeout_ms)
 {
@@ -231,6 +217,21 @@ bool read_handles(const RankPortals& rank, const ipc::PollArgs& args, std::vecto
 }
 
 } // namespace
+
+void Api::charge_blocked(RankPortals& rank, trace::Kind kind, double start, const char* what)
+{
+  const double end = s4u::Engine::get_clock();
+  if (end <= start)
+    return;
+  (kind == trace::Kind::Poll ? rank.stats.poll_s : rank.stats.wait_s) += end - start;
+  if (trace::active != nullptr)
+    trace::active->record({.kind = kind,
+                           .node = rank.node,
+                           .rank = static_cast<int>(rank.rank),
+                           .start = start,
+                           .end = end,
+                           .what = what});
+}
 
 const char* Api::call_name(ipc::Op op)
 {
@@ -307,7 +308,10 @@ Reply Api::handle(RankPortals& rank, const ipc::Request& request)
   // The calls PtlAbort ends (portals/abort_watch.hpp).
   if (request.op == ipc::Op::EQWait || request.op == ipc::Op::EQPoll || request.op == ipc::Op::CTWait ||
       request.op == ipc::Op::CTPoll) {
-    abort_watch_.began(rank, request.abort_epoch);
+    const bool blocks = request.op == ipc::Op::EQWait || request.op == ipc::Op::CTWait ||
+                        (request.op == ipc::Op::EQPoll && request.args.poll.timeout_ms != 0) ||
+                        (request.op == ipc::Op::CTPoll && request.args.poll.timeout_ms != 0);
+    abort_watch_.began(rank, request.abort_epoch, blocks);
     if (rank.abort_counted)
       poll_sentinel_.arm();
     Reply reply = aborted(rank) ? status(Status::Aborted) : dispatch(rank, request);
@@ -419,7 +423,7 @@ Reply Api::sleep(RankPortals& rank, const ipc::SleepArgs& args)
   if (end - start > kTimeResolution) {
     rank.expect_long_wait();
     s4u::this_actor::sleep_until(end);
-    blocked(rank, trace::Kind::Wait, start, "sleep");
+    charge_blocked(rank, trace::Kind::Wait, start, "sleep");
   }
   return status(Status::Ok);
 }
@@ -705,7 +709,7 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
   const double cost = options::poll_cost_s();
   if (cost > 0) {
     s4u::this_actor::sleep_for(cost);
-    blocked(rank, trace::Kind::Poll, now, "empty poll");
+    charge_blocked(rank, trace::Kind::Poll, now, "empty poll");
   }
   const int limit = options::poll_block_after();
   if (limit <= 0 || streak.count < limit)
@@ -773,7 +777,7 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
     if (extra > kTimeResolution) // below it, SimGrid cannot sleep (and warns)
       s4u::this_actor::sleep_for(extra);
   }
-  blocked(rank, trace::Kind::Poll, start, "polling (blocked until a polled object changes)");
+  charge_blocked(rank, trace::Kind::Poll, start, "polling (blocked until a polled object changes)");
   // Released to poll once more: the next empty poll blocks again.
   streak.count = released ? limit - 1 : 0;
 }
@@ -786,7 +790,7 @@ Reply Api::eq_get(RankPortals& rank, ipc::Handle handle, bool wait)
   if (wait) {
     const double start = s4u::Engine::get_clock();
     block_until(rank, kForever, [&] { return eq_readiness(find()); });
-    blocked(rank, trace::Kind::Wait, start, "PtlEQWait");
+    charge_blocked(rank, trace::Kind::Wait, start, "PtlEQWait");
     if (aborted(rank))
       return status(Status::Aborted);
   } else if (not eq_readiness(find()).ready) {
@@ -817,7 +821,7 @@ Reply Api::eq_poll(RankPortals& rank, const ipc::PollArgs& args)
   };
   const double start = s4u::Engine::get_clock();
   bool ready = args.timeout_ms == 0 ? check().ready : block_until(rank, deadline_after_ms(args.timeout_ms), check);
-  blocked(rank, trace::Kind::Wait, start, "PtlEQPoll");
+  charge_blocked(rank, trace::Kind::Wait, start, "PtlEQPoll");
   if (not ready && args.timeout_ms == 0) {
     charge_empty_poll(rank, HandleKind::EQ, handles);
     ready = check().ready;
@@ -880,7 +884,7 @@ Reply Api::ct_wait(RankPortals& rank, const ipc::CTWaitArgs& args)
     return status(Status::ArgInvalid);
   const double start = s4u::Engine::get_clock();
   block_until(rank, kForever, [&] { return ct_readiness(find(), args.test); });
-  blocked(rank, trace::Kind::Wait, start, "PtlCTWait");
+  charge_blocked(rank, trace::Kind::Wait, start, "PtlCTWait");
   if (aborted(rank))
     return status(Status::Aborted);
   CountingEvent* counter = find();
@@ -910,7 +914,7 @@ Reply Api::ct_poll(RankPortals& rank, const ipc::PollArgs& args)
   };
   const double start = s4u::Engine::get_clock();
   bool ready = args.timeout_ms == 0 ? check().ready : block_until(rank, deadline_after_ms(args.timeout_ms), check);
-  blocked(rank, trace::Kind::Wait, start, "PtlCTPoll");
+  charge_blocked(rank, trace::Kind::Wait, start, "PtlCTPoll");
   if (not ready && args.timeout_ms == 0) {
     charge_empty_poll(rank, HandleKind::CT, handles);
     ready = check().ready;

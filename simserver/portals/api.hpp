@@ -5,6 +5,7 @@
 #pragma once
 
 #include "../nic/message.hpp"
+#include "../trace/kinds.hpp"
 #include "../world.hpp"
 
 #include "abort_watch.hpp"
@@ -28,6 +29,10 @@ public:
 
   // Name of an operation, for logs and deadlock reports ("PtlEQWait").
   static const char* call_name(ipc::Op op);
+
+  // Charges simulated time that a rank spent blocked (a wait, or polls that
+  // only poll) to its statistics and to the trace.
+  static void charge_blocked(RankPortals& rank, trace::Kind kind, double start, const char* what);
 
   // Lets blocked pollers poll when nothing else can happen; reports their deadlock.
   PollSentinel& poll_sentinel() { return poll_sentinel_; }

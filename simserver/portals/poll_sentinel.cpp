@@ -1,13 +1,20 @@
 #include "poll_sentinel.hpp"
 
 #include "../job/blocked_ranks.hpp"
+#include "../job/job_control.hpp"
+#include "../job/parked_ranks.hpp"
 #include "../model_options.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/kernel/resource/Model.hpp>
 #include <simgrid/s4u/Activity.hpp>
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+
+#include <cstdio>
+#include <ctime>
 
 namespace s4u = simgrid::s4u;
 
@@ -17,9 +24,51 @@ PollSentinel::PollSentinel(World& world, AbortWatch& aborts) : world_(world), ab
 {
   // Whatever may leave the simulation with nothing pending: an activity that
   // ends, an actor that wakes up, time that advances.
-  s4u::Activity::on_completion_cb([this](const s4u::Activity&) { arm(); });
-  s4u::Actor::on_wake_up_cb([this](const s4u::Actor&) { arm(); });
-  s4u::Engine::on_time_advance_cb([this](double) { arm(); });
+  s4u::Activity::on_completion_cb([this](const s4u::Activity&) {
+    events_++;
+    arm();
+  });
+  s4u::Actor::on_wake_up_cb([this](const s4u::Actor&) {
+    events_++;
+    arm();
+  });
+  s4u::Engine::on_time_advance_cb([this](double) {
+    events_++;
+    arm();
+  });
+}
+
+void PollSentinel::start_holder(s4u::Host* host)
+{
+  hold_mutex_ = s4u::Mutex::create();
+  hold_wanted_ = s4u::ConditionVariable::create();
+  s4u::Actor::create("outside-holder", host, [this] { hold_when_idle(); })->daemonize();
+}
+
+uint64_t PollSentinel::happenings() const
+{
+  return events_ + RankPortals::notifications;
+}
+
+void PollSentinel::hold_when_idle()
+{
+  while (true) {
+    {
+      std::unique_lock lock(*hold_mutex_);
+      while (not hold_requested_)
+        hold_wanted_->wait(lock);
+      hold_requested_ = false;
+    }
+    // A timer runs after time moved and before the actors that this woke
+    // have run: only two scheduling rounds in which nothing happened (no
+    // activity ended, no rank was notified) prove that no actor can run.
+    s4u::this_actor::yield();
+    const uint64_t seen = happenings();
+    s4u::this_actor::yield();
+    if (happenings() != seen)
+      continue;
+    hold_for_outside(simulation_idle());
+  }
 }
 
 void PollSentinel::blocked(RankPortals& rank)
@@ -42,7 +91,7 @@ void PollSentinel::unblocked(RankPortals& rank)
 
 void PollSentinel::arm()
 {
-  if (blocked_ == 0 && aborts_.threaded_waiters() == 0)
+  if (blocked_ == 0 && aborts_.threaded_waiters() == 0 && world_.parked_ranks == 0)
     return;
   // Kernel timers due now run after the scheduling round, once every actor
   // that could run has run: then nothing pending means nothing ever will.
@@ -71,10 +120,18 @@ bool PollSentinel::simulation_idle()
 
 void PollSentinel::check()
 {
-  if (not simulation_idle())
+  const bool idle = simulation_idle();
+  // Before simulated time moves on (this runs before it does): a thread that
+  // may still abort a wait runs; or nothing else can happen, and a parked
+  // rank may wake. Held by its own actor (hold_when_idle), once it is sure
+  // that no actor can run.
+  if (hold_wanted_ != nullptr && ((aborts_.threaded_waiters() > 0 && (idle || aborts_.thread_may_abort())) ||
+                                  (idle && world_.parked_ranks > 0))) {
+    hold_requested_ = true;
+    hold_wanted_->notify_all();
+  }
+  if (not idle)
     return;
-  if (aborts_.threaded_waiters() > 0 && aborts_.hold_while_threads_run())
-    return; // an aborted wait goes on
   if (blocked_ == 0)
     return;
   // One more poll for each blocked poller, at this simulated time.
@@ -94,6 +151,50 @@ void PollSentinel::check()
   });
   on_deadlock("deadlock: no rank can make progress (" + states + "); " + std::to_string(idle_polls_) +
               " polls in a row found nothing while nothing else could happen (s4bxi/poll-deadlock-after)");
+}
+
+bool PollSentinel::deliver_outside_notices()
+{
+  if (not world_.outside_notice.exchange(false, std::memory_order_acq_rel))
+    return false;
+  const bool aborted = aborts_.deliver();
+  const bool released = job::release_parked(world_);
+  return aborted || released;
+}
+
+bool PollSentinel::hold_for_outside(bool idle)
+{
+  // Notices are looked at every millisecond; whether anything can still
+  // come (a /proc scan) every 50.
+  const timespec slice{0, 1'000'000};
+  constexpr int kSlicesPerScan = 50;
+  const double start = job::wall_clock_now();
+  double next_note = options::stall_notice_after_s();
+  for (int slice_count = 0;; ++slice_count) {
+    if (deliver_outside_notices())
+      return true;
+    // (A notice may have come just before what could send one stopped.)
+    if (not aborts_.thread_may_abort()) {
+      if (not idle) // simulated time may move on
+        return deliver_outside_notices();
+      if (slice_count % kSlicesPerScan == 0 && not job::parked_may_wake(world_))
+        return deliver_outside_notices();
+    }
+    if (on_hold_tick)
+      on_hold_tick();
+    const double waited = job::wall_clock_now() - start;
+    if (idle && next_note > 0 && waited >= next_note) {
+      const std::string states = job::describe_blocked_ranks(world_.ranks, [](const RankPortals& rank) {
+        return not rank.alive ? std::string("exited") : "in " + rank.current_call;
+      });
+      std::fprintf(stderr,
+                   "s4bxi-run: note: nothing can happen in the simulation (simulated time %.9f s) until something "
+                   "outside it releases a rank; waited %.3g s (real time) so far (%s)\n",
+                   s4u::Engine::get_clock(), waited, states.c_str());
+      next_note *= 3;
+    }
+    nanosleep(&slice, nullptr);
+  }
 }
 
 } // namespace s4bxi::portals

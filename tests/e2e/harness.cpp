@@ -178,6 +178,19 @@ RunResult run_command(const std::vector<std::string> &argv,
         }
         dup2(out_pipe[1], 1);
         dup2(err_pipe[1], 2);
+        // After the standard descriptors: the harness's pipes may have the
+        // shared pipe's numbers.
+        if (options.shared_pipe) {
+            int ends[2];
+            if (pipe(ends) != 0 || dup2(ends[0], kSharedPipeRead) < 0 || dup2(ends[1], kSharedPipeWrite) < 0) {
+                dprintf(2, "e2e harness: cannot make the shared pipe: %s\n", strerror(errno));
+                _exit(127);
+            }
+            if (ends[0] != kSharedPipeRead && ends[0] != kSharedPipeWrite)
+                close(ends[0]);
+            if (ends[1] != kSharedPipeRead && ends[1] != kSharedPipeWrite)
+                close(ends[1]);
+        }
         std::vector<char *> args;
         for (const auto &a : argv)
             args.push_back(const_cast<char *>(a.c_str()));

@@ -21,6 +21,9 @@ struct RunResult {
     std::string command;     // for diagnostics
 };
 
+inline constexpr int kSharedPipeRead = 5;
+inline constexpr int kSharedPipeWrite = 6;
+
 struct RunOptions {
     std::chrono::milliseconds timeout{60000};
     // Send this signal to the launcher (not its group) after the delay.
@@ -30,6 +33,10 @@ struct RunOptions {
     std::optional<std::string> stdin_file;
     // The child's working directory, if not empty (the harness's otherwise).
     std::string cwd;
+    // A pipe created before the launcher is started, inherited by it and so
+    // by every rank: its read end is descriptor kSharedPipeRead, its write
+    // end kSharedPipeWrite.
+    bool shared_pipe = false;
 };
 
 // Path of the launcher, of a test program, of an example.

@@ -196,14 +196,33 @@ TEST_F(Failures, BoundedRetriesAreNotALivelock)
 }
 
 // A rank blocked in the kernel outside any emulated call (reading a pipe
-// nobody writes) stalls the simulation: the launcher says which rank, in
-// which system call, on what; and since no other rank can run to write to
-// the pipe, it is a deadlock, reported as such.
+// nobody writes): the simulation goes on without it (parked), and since no
+// other rank can ever write to the pipe and nothing else can happen, it is a
+// deadlock, reported as such, with the system call and what it reads.
 TEST_F(Failures, RankBlockedOutsideEmulatedCallsIsADeadlock)
 {
     RunOptions opts;
     opts.timeout = std::chrono::milliseconds(20000);
-    auto r = run({"-n", "2", "--cfg=s4bxi/stall-notice-after:0.3", program("stall_pipe")}, opts);
+    auto r = run({"-n", "2", program("stall_pipe")}, opts);
+    EXPECT_FALSE(r.timed_out) << describe(r);
+    EXPECT_EQ(r.exit_code, 86) << describe(r);
+    EXPECT_TRUE(contains(r.err, "deadlock: no rank can make progress (rank 0 in PtlEQWait")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "rank 1 in read(fd ")) << describe(r);
+    EXPECT_TRUE(contains(r.err, ": pipe:[")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "outside any emulated call")) << describe(r);
+    EXPECT_LT(r.wall_s, 10.0) << describe(r);
+}
+
+// The same with parking off (s4bxi/park-after:0): the simulation waits for
+// the blocked rank; the launcher says which rank, in which system call, on
+// what, and since no other rank can run to write to the pipe, it is a
+// deadlock too.
+TEST_F(Failures, RankBlockedOutsideEmulatedCallsWithoutParkingIsADeadlock)
+{
+    RunOptions opts;
+    opts.timeout = std::chrono::milliseconds(20000);
+    auto r = run({"-n", "2", "--cfg=s4bxi/park-after:0", "--cfg=s4bxi/stall-notice-after:0.3", program("stall_pipe")},
+                 opts);
     EXPECT_FALSE(r.timed_out) << describe(r);
     EXPECT_EQ(r.exit_code, 86) << describe(r);
     EXPECT_TRUE(contains(r.err, "for rank 1's next call")) << describe(r);

@@ -1,8 +1,8 @@
 /*
  * A rank blocked outside any emulated call: rank 1 reads a pipe that nobody
- * writes, while rank 0 waits for an event. The simulation cannot go on; the
- * launcher must say so (which rank, in which system call, on what), not hang
- * silently. The test stops the run with SIGINT.
+ * writes, while rank 0 waits for an event. Nothing can ever release either:
+ * the launcher must report a deadlock (which rank, in which system call, on
+ * what), not hang silently.
  */
 #include "e2e_common.h"
 

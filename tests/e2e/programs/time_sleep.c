@@ -1,14 +1,17 @@
 /*
- * Time virtualisation of sleeps: sleep(30), usleep, nanosleep and
- * clock_nanosleep (relative and absolute) must advance the program's own
+ * Time virtualisation of sleeps: sleep(30), usleep, nanosleep,
+ * clock_nanosleep (relative and absolute), and poll() and select() on no
+ * descriptor with a timeout (sleeps too) must advance the program's own
  * clocks (CLOCK_MONOTONIC, CLOCK_REALTIME, gettimeofday, time) by the
  * requested amount within 1 ms, without waiting for real. No Portals call:
  * the time hooks must work in a program that never calls the library.
  * Prints the clocks so that the test can compare runs.
  */
 #define _GNU_SOURCE
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/select.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,8 +117,26 @@ int main(void)
     expect_advance("CLOCK_MONOTONIC", "clock_nanosleep(TIMER_ABSTIME, +1 s)",
                    (double)now.tv_sec + (double)now.tv_nsec * 1e-9, m5, 1.0);
 
+    /* poll() on nothing for 200 ms, select() on nothing for 0.3 s. */
+    rc = poll(NULL, 0, 200);
+    double m6 = ts(CLOCK_MONOTONIC);
+    if (rc != 0) {
+        fprintf(stderr, "FAIL (rank %s): poll(NULL, 0, 200) returned %d\n", rank, rc);
+        ++failures;
+    }
+    expect_advance("CLOCK_MONOTONIC", "poll(NULL, 0, 200)", m5, m6, 0.2);
+    struct timeval wait = {0, 300000};
+    rc = select(0, NULL, NULL, NULL, &wait);
+    double m7 = ts(CLOCK_MONOTONIC);
+    if (rc != 0 || wait.tv_sec != 0 || wait.tv_usec != 0) {
+        fprintf(stderr, "FAIL (rank %s): select(0, ..., 0.3 s) returned %d, %ld.%06ld s left\n", rank, rc,
+                (long)wait.tv_sec, (long)wait.tv_usec);
+        ++failures;
+    }
+    expect_advance("CLOCK_MONOTONIC", "select(0, ..., 0.3 s)", m6, m7, 0.3);
+
     double r5 = ts(CLOCK_REALTIME);
-    expect_advance("CLOCK_REALTIME", "all the sleeps", r0, r5, 33.5);
+    expect_advance("CLOCK_REALTIME", "all the sleeps", r0, r5, 34.0);
     printf("rank %s total: monotonic +%.9f s, realtime +%.9f s\n", rank,
            m5 - m0, r5 - r0);
 

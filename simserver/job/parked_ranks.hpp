@@ -1,0 +1,37 @@
+// Ranks blocked in the kernel outside any emulated call: reading a pipe or a
+// socket, in waitpid, poll or a futex of their own.
+//
+// Such a rank makes no call, so its proxy would hold the whole simulation
+// while it waits for its next one, and what the rank waits for (another
+// rank's write) may need the simulation to go on: a deadlock that is not one.
+// So after s4bxi/park-after real seconds of the rank asleep in the kernel, its
+// proxy parks it: the proxy waits in the simulation instead of on the rank's
+// doorbell, and the simulation goes on without the rank. Its next call (or its
+// end) reaches the simulation through the rank watcher (Channel::parked,
+// kNoticeCallTag), and its clock resumes at the simulated time the simulation
+// has then reached: the blocked time is a wait, not compute.
+//
+// When nothing else can happen in the simulation, it waits in real time for
+// a parked rank that can still be woken (held by the poll sentinel); a rank
+// that reads a pipe only the job's ranks hold, while no rank runs, never will:
+// a deadlock.
+#pragma once
+
+#include "../world.hpp"
+
+namespace s4bxi::job {
+
+// Wakes (in the simulation) the parked ranks whose process made a call or
+// ended. Returns whether there was any.
+bool release_parked(World& world);
+
+// Whether a parked rank may still be woken: its process runs again, it waits
+// for something outside the job (a terminal, a socket, a child), or another
+// rank's process runs (it may write to the pipe the parked rank reads).
+bool parked_may_wake(const World& world);
+
+// What a parked rank waits for: "read(fd 5: pipe:[1234]), outside any
+// emulated call".
+std::string kernel_wait_of(const RankPortals& rank);
+
+} // namespace s4bxi::job
