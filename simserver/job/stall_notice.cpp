@@ -180,7 +180,9 @@ std::string what_process_does(pid_t pid, double cpu_at_last_call_s)
     return "in an unknown state";
   }
   std::string call = syscall_name(number) != nullptr ? syscall_name(number) : "system call " + std::to_string(number);
-  if (takes_descriptor(number)) {
+  if (number == SYS_futex) {
+    call += "(" + line.argument + ")"; // the futex word's address
+  } else if (takes_descriptor(number)) {
     const std::string target = descriptor_target(pid, line.argument);
     try {
       call += "(fd " + std::to_string(std::stol(line.argument, nullptr, 16)) +

@@ -119,6 +119,29 @@ TEST_F(Time, ComputeNoneInjectsNothing)
     EXPECT_LT(b.simulated_s, 1e-3);
 }
 
+// Preemption cuts a compute loop into quanta (a Sync every few ms of CPU)
+// but adds no simulated time of its own: the same work takes the same
+// simulated time with and without it (within a quantum, and the noise of
+// measuring CPU time on a shared machine; a Sync that counted its round trip
+// as compute would add ~30%).
+TEST_F(Time, ComputeLoopTakesTheSameSimulatedTimeWithAndWithoutPreemption)
+{
+    auto simulated = [this](const std::vector<std::string> &cfg) {
+        std::vector<std::string> args{"-n", "1"};
+        args.insert(args.end(), cfg.begin(), cfg.end());
+        args.insert(args.end(), {program("busy_compute"), "work=600"});
+        auto r = run(args);
+        expect_success(r, 1);
+        static const std::regex re(R"(busy_compute: rank \S+ cpu_s=[0-9.]+ simulated_s=([0-9.eE+-]+))");
+        std::smatch m;
+        return std::regex_search(r.out, m, re) ? std::stod(m[1]) : -1.0;
+    };
+    const double with = simulated({});
+    const double without = simulated({"--cfg=s4bxi/sync-quantum:0"});
+    ASSERT_GT(without, 0.05);
+    EXPECT_NEAR(with, without, 0.001 + 0.1 * without) << "with preemption " << with << " s, without " << without;
+}
+
 // A compute burst shorter than the threshold is not injected.
 TEST_F(Time, ComputeBelowThresholdIsIgnored)
 {
