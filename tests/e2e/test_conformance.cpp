@@ -133,6 +133,14 @@ TEST_F(Conformance, FlowControlLegacySandiaAbi)
     run_program("flow_control", 2, "sandia-legacy");
 }
 
+// The return codes of every call given invalid arguments, through the
+// legacy generation's header (the current one runs in test_programs.cpp):
+// the numbers differ between Sandia's two generations, the names must not.
+TEST_F(Conformance, ReturnCodesOfInvalidArgumentsLegacySandiaAbi)
+{
+    run_program("invalid_args", 1, "sandia-legacy");
+}
+
 // PTL_ACK_REQ, PTL_CT_ACK_REQ, PTL_OC_ACK_REQ, PTL_NO_ACK_REQ,
 // PTL_ME_ACK_DISABLE, the MD event and counting options, the entry event
 // options.
