@@ -109,7 +109,9 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   reply = channel->reply;
   // Read after the wait, so that neither the spinning nor the time blocked
   // counts as compute.
-  sim_clock::on_reply(reply.now, sim_clock::thread_cpu_if_measured());
+  const uint64_t cpu_now = sim_clock::thread_cpu_if_measured();
+  sim_clock::on_reply(reply.now, cpu_now);
+  sync_timer::after_reply(cpu_now);
   channel->exchange_tid.store(0, std::memory_order_relaxed);
   in_exchange = false;
 }

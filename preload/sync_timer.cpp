@@ -1,8 +1,10 @@
 #include "sync_timer.hpp"
 
 #include "rank_client.hpp"
+#include "real_functions.hpp"
 #include "sim_clock.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <ctime>
@@ -14,49 +16,104 @@ namespace s4bxi::preload::sync_timer {
 namespace {
 
 // A real-time signal, three below the last: the program's own uses of the
-// first ones (and glibc's internal ones) stay untouched.
+// first ones (and glibc's internal ones) stay untouched. Both timers use it;
+// their sigev_value tells them apart.
 int timer_signal()
 {
   return SIGRTMAX - 3;
 }
 
+constexpr int kCpuTimer = 0;
+constexpr int kWallTimer = 1;
+
 int64_t quantum = 0;   // 0: no preemption in this process
 bool installed = false; // the handler is ours
 
-// The calling thread's timer, deleted when the thread ends.
-struct ThreadTimer {
-  timer_t id{};
-  bool armed = false;
-  ~ThreadTimer()
+// The calling thread's timers, deleted when the thread ends.
+struct ThreadTimers {
+  timer_t cpu{};
+  timer_t wall{};
+  bool cpu_created = false;
+  bool wall_created = false;
+  bool wall_armed = false;
+  uint64_t cpu_at_wall_arm = 0; // the thread's CPU time when the wall timer was armed
+  ~ThreadTimers()
   {
-    if (armed)
-      timer_delete(id);
+    if (cpu_created)
+      timer_delete(cpu);
+    if (wall_created)
+      timer_delete(wall);
   }
 };
-thread_local ThreadTimer thread_timer;
+thread_local ThreadTimers timers;
+
+bool create_timer(clockid_t clock, int which, timer_t& id)
+{
+  sigevent event{};
+  event.sigev_notify = SIGEV_THREAD_ID;
+  event.sigev_signo = timer_signal();
+  event.sigev_value.sival_int = which;
+  event._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));
+  return timer_create(clock, &event, &id) == 0;
+}
+
+itimerspec after(int64_t ns, bool periodic)
+{
+  itimerspec value{};
+  value.it_value.tv_sec = ns / 1'000'000'000;
+  value.it_value.tv_nsec = ns % 1'000'000'000;
+  if (periodic)
+    value.it_interval = value.it_value;
+  return value;
+}
 
 void arm_for_this_thread()
 {
-  sigevent event {};
-  event.sigev_notify = SIGEV_THREAD_ID;
-  event.sigev_signo = timer_signal();
-  event._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));
-  if (timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &thread_timer.id) != 0)
+  if (not create_timer(CLOCK_THREAD_CPUTIME_ID, kCpuTimer, timers.cpu))
     return;
-  thread_timer.armed = true;
-  itimerspec period {};
-  period.it_value.tv_sec = quantum / 1'000'000'000;
-  period.it_value.tv_nsec = quantum % 1'000'000'000;
-  period.it_interval = period.it_value;
-  timer_settime(thread_timer.id, 0, &period, nullptr);
+  timers.cpu_created = true;
+  const itimerspec period = after(quantum, true);
+  timer_settime(timers.cpu, 0, &period, nullptr);
+  // Created now, started only from the handler (timer_create is not
+  // async-signal-safe; timer_settime is).
+  timers.wall_created = create_timer(CLOCK_MONOTONIC, kWallTimer, timers.wall);
 }
 
-void on_tick(int, siginfo_t*, void*)
+// One shot, `ns` of wall-clock time from now (timer_settime is
+// async-signal-safe).
+void arm_wall_timer(int64_t ns, uint64_t cpu_now)
+{
+  const itimerspec once = after(ns, false);
+  timers.cpu_at_wall_arm = cpu_now;
+  timers.wall_armed = timer_settime(timers.wall, 0, &once, nullptr) == 0;
+}
+
+void on_tick(int, siginfo_t* info, void*)
 {
   const int saved_errno = errno;
-  // A whole quantum of this thread's CPU time since its last reply. The
-  // server enables the timer only when compute is measured, so the clock is.
-  if (sim_clock::compute_since_reply(sim_clock::thread_cpu_if_measured()) >= static_cast<uint64_t>(quantum))
+  // The server enables preemption only when compute is measured, so the
+  // thread's CPU clock is.
+  const uint64_t cpu_now = sim_clock::thread_cpu_if_measured();
+  const uint64_t since_reply = sim_clock::compute_since_reply(cpu_now);
+  if (info->si_value.sival_int == kWallTimer) {
+    timers.wall_armed = false;
+    // It hardly ran since the timer was armed: it sleeps (in a wait, or in
+    // the kernel). Left disarmed until its next answer.
+    if (cpu_now - timers.cpu_at_wall_arm < static_cast<uint64_t>(quantum) / 4) {
+      errno = saved_errno;
+      return;
+    }
+    // It runs: a sync once it has run most of a quantum since its answer
+    // (the period is wall-clock time, of which it got most), else a look
+    // again when it will have.
+    if (since_reply < static_cast<uint64_t>(quantum) / 2 or not client::sync_from_signal_handler())
+      arm_wall_timer(quantum - static_cast<int64_t>(std::min<uint64_t>(since_reply, quantum / 2)), cpu_now);
+    errno = saved_errno;
+    return;
+  }
+  // A whole quantum of this thread's CPU time since its last reply (the
+  // kernel's tick may make it more).
+  if (since_reply >= static_cast<uint64_t>(quantum))
     client::sync_from_signal_handler();
   errno = saved_errno;
 }
@@ -82,8 +139,18 @@ void start(int64_t quantum_ns)
 
 void start_for_new_thread()
 {
-  if (installed)
-    arm_for_this_thread();
+  if (not installed)
+    return;
+  arm_for_this_thread();
+  // As if it had just got an answer: it may spin from its first instruction.
+  if (timers.wall_created)
+    arm_wall_timer(quantum, real::thread_cpu_ns());
+}
+
+void after_reply(uint64_t thread_cpu_ns)
+{
+  if (quantum > 0 and timers.wall_created and not timers.wall_armed)
+    arm_wall_timer(quantum, thread_cpu_ns);
 }
 
 } // namespace s4bxi::preload::sync_timer
