@@ -111,7 +111,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   // counts as compute.
   const uint64_t cpu_now = sim_clock::thread_cpu_if_measured();
   sim_clock::on_reply(reply.now, cpu_now);
-  sync_timer::after_reply(cpu_now);
+  sync_timer::after_reply(cpu_now, request.op == ipc::Op::Sync);
   channel->exchange_tid.store(0, std::memory_order_relaxed);
   in_exchange = false;
 }

@@ -10,12 +10,14 @@
 // also gets a one-shot wall-clock timer (high resolution), a quantum away:
 // if by then the thread has been running (not sleeping in a wait or in the
 // kernel), it syncs once it has run most of a quantum, and the timer is
-// armed again; if it has been sleeping, the timer stays off until its next
-// answer. Its cost: at most one timer_settime and one signal per quantum of
-// wall-clock time for a thread that makes calls; the signal interrupts a
-// system call the thread may have blocked in within a quantum of its last
-// call (restarted, SA_RESTART, except for those Linux never restarts: poll,
-// select, epoll_wait...).
+// armed again, for the first three syncs after a call's answer (a spin on a
+// flag that the call asked for is seen within a quantum; a long compute then
+// pays a sync per tick, not per quantum); if it has been sleeping, the timer
+// stays off until its next answer. Its cost: at most one timer_settime and
+// one signal per quantum of wall-clock time for a thread that makes calls;
+// the signal interrupts a system call the thread may have blocked in within
+// a quantum of its last call (restarted, SA_RESTART, except for those Linux
+// never restarts: poll, select, epoll_wait...).
 #pragma once
 
 #include <cstdint>
@@ -30,8 +32,9 @@ void start(int64_t quantum_ns);
 // For a thread the program created: the same timer, deleted when it ends.
 void start_for_new_thread();
 
-// The calling thread got an answer (its CPU time then): arms its wall-clock
-// timer if it is not armed. One thread-local test otherwise.
-void after_reply(uint64_t thread_cpu_ns);
+// The calling thread got an answer (its CPU time then; `sync`: to a Sync
+// the timers made): arms its wall-clock timer if it is not armed. One
+// thread-local test otherwise.
+void after_reply(uint64_t thread_cpu_ns, bool sync);
 
 } // namespace s4bxi::preload::sync_timer

@@ -79,6 +79,21 @@ rm -rf "$trace_dir"
 printf "  off %8.2f us, on %8.2f us per simulated Put (%d iterations; %d events, %d MB)\n" "$off" "$on" "$n" "$rows" "$size"
 awk -v a="$off" -v b="$on" 'BEGIN { printf "  ratio on/off %.2f (target <= 2)\n", b / a }'
 
+echo "== Preemption cost: wall time of a fixed compute loop (busy_compute work=600, about 0.15 s of CPU), with and without preemption (alternating runs, median of 5)"
+cmake --build build -j"$(nproc)" --target e2e_busy_compute > /dev/null
+: > /tmp/s4bxi-bench-preempt-on; : > /tmp/s4bxi-bench-preempt-off
+for round in 1 2 3 4 5; do
+  for quantum in on off; do
+    cfg=()
+    [ "$quantum" = off ] && cfg=(--cfg=s4bxi/sync-quantum:0)
+    "$run" -n 1 "${cfg[@]}" build/tests/programs/busy_compute work=600 2>&1 > /dev/null |
+      sed -n 's/.*wall time \([0-9.]*\) s.*/\1/p' >> /tmp/s4bxi-bench-preempt-$quantum
+  done
+done
+on=$(median < /tmp/s4bxi-bench-preempt-on)
+off=$(median < /tmp/s4bxi-bench-preempt-off)
+awk -v on="$on" -v off="$off" 'BEGIN { printf "  with %.3f s, without %.3f s of wall time, ratio %.3f (target: a few percent)\n", on, off, on / off }'
+
 echo "== Simulated figures, DESIGN.md reference set-up (BXI links 11.1 GB/s, compute off)"
 "$run" -n 2 --cfg=s4bxi/compute:none --cfg=s4bxi/bxi-bandwidth:11.1e9 "$bench/put_get_latency" 1000 8 65536 2> /dev/null |
   sed 's/^/  /'
