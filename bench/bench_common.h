@@ -56,6 +56,26 @@ static inline void check_event(const ptl_event_t *event)
   }
 }
 
+/* Puts with ACK until one is delivered: at start-up the peer may not have
+ * allocated its portal or linked its entry yet, and then the Put is dropped
+ * (its ACK says so). Only this rank's own SEND and ACK events may come on
+ * `eq` meanwhile. */
+static inline void put_until_delivered(ptl_handle_md_t md, ptl_size_t size, ptl_process_t peer, ptl_pt_index_t pt,
+                                       ptl_handle_eq_t eq)
+{
+  for (;;) {
+    CHECK(PtlPut(md, 0, size, PTL_ACK_REQ, peer, pt, 0, 0, NULL, 0));
+    ptl_event_t event;
+    do
+      CHECK(PtlEQWait(eq, &event));
+    while (event.type != PTL_EVENT_ACK);
+    if (event.ni_fail_type == PTL_NI_OK)
+      return;
+    struct timespec pause = {0, 1000};
+    nanosleep(&pause, NULL);
+  }
+}
+
 /* A matching entry that any rank may target. */
 static inline ptl_handle_me_t append_entry(ptl_handle_ni_t ni, ptl_pt_index_t pt, void *start, ptl_size_t length,
                                            unsigned int options)

@@ -75,8 +75,7 @@ int main(int argc, char **argv)
 
   ptl_event_t event;
   if (me.rank == 1) {
-    CHECK(PtlPut(md_handle, 0, 0, PTL_ACK_REQ, peer, control, 0, 0, NULL, 0)); /* "ready" */
-    wait_for(PTL_EVENT_ACK, 1);
+    put_until_delivered(md_handle, 0, peer, control, eq); /* "ready" */
     CHECK(PtlEQWait(control_eq, &event)); /* "done" */
   } else {
     CHECK(PtlEQWait(control_eq, &event));

@@ -52,8 +52,7 @@ int main(int argc, char **argv)
   ptl_process_t peer = {.rank = 1 - me.rank};
 
   if (me.rank == 1) {
-    CHECK(PtlPut(md_handle, 0, 0, PTL_ACK_REQ, peer, control, 0, 0, NULL, 0));
-    wait_for(eq, PTL_EVENT_ACK);
+    put_until_delivered(md_handle, 0, peer, control, eq);
     wait_for(control_eq, PTL_EVENT_PUT);
   } else {
     wait_for(control_eq, PTL_EVENT_PUT);
