@@ -142,6 +142,11 @@ bool asleep_in_kernel(pid_t pid)
     const std::string fields = stat_fields(task.path() / "stat");
     if (fields.rfind('S', 0) != 0)
       return false;
+    std::ifstream syscall_file(task.path() / "syscall");
+    long number = -1;
+    if (syscall_file >> number && (number == SYS_write || number == SYS_writev || number == SYS_pwrite64 ||
+                                   number == SYS_sendto || number == SYS_sendmsg))
+      return false;
     any = true;
   }
   return any;

@@ -29,8 +29,10 @@ bool blocked_on_job_pipe(pid_t pid, const std::vector<pid_t>& job_pids);
 bool any_thread_running(pid_t pid, pid_t except_tid = 0);
 
 // Every thread sleeps in the kernel, interruptibly (a pipe, a socket, a futex,
-// waitpid, poll): nothing runs, nothing waits for a disk (D) or a debugger
-// (stopped). Such a process can only be woken by something else.
+// waitpid, poll), and none in a write or a send (a full pipe, e.g. its
+// standard output read slowly, drains by itself: that is not waiting for
+// something to happen): nothing runs, nothing waits for a disk (D) or a
+// debugger (stopped). Such a process can only be woken by something else.
 bool asleep_in_kernel(pid_t pid);
 
 } // namespace s4bxi::job

@@ -30,5 +30,27 @@ TEST_F(BlockedInKernel, PipeBetweenRanksCreatedBeforeTheyStart)
     EXPECT_GE(s->simulated_s, 0.002) << describe(r);
 }
 
+// A rank blocked writing to a full pipe (its standard output, read slowly)
+// is not parked: the simulated results do not depend on the reader's speed.
+TEST_F(BlockedInKernel, RankBlockedWritingItsOutputIsNotParked)
+{
+    auto time_after_barrier = [](const RunResult &r) {
+        for (const auto &line : lines(r.out))
+            if (line.rfind("flood_stdout: simulated time", 0) == 0)
+                return line;
+        return std::string("(none)");
+    };
+    const std::string command = launcher() + " -n 2 --cfg=s4bxi/compute:none " + program("flood_stdout") + " " +
+                                unique_marker();
+    auto fast = run_command({"/bin/sh", "-c", command});
+    // The same, its output read only after half a second (1 MiB fills the pipe).
+    auto slow = run_command({"/bin/sh", "-c", command + " | (sleep 0.5; cat)"});
+    EXPECT_EQ(fast.exit_code, 0) << describe(fast);
+    EXPECT_EQ(slow.exit_code, 0) << describe(slow);
+    EXPECT_GE(slow.wall_s, 0.5) << describe(slow);
+    EXPECT_NE(time_after_barrier(fast), "(none)") << describe(fast);
+    EXPECT_EQ(time_after_barrier(slow), time_after_barrier(fast)) << describe(slow);
+}
+
 } // namespace
 } // namespace e2e
