@@ -4,7 +4,8 @@
  * delivered, and its MD can then be released (PtlMDRelease returns PTL_OK),
  * whatever the NIC still does for reliability; a Put with PTL_ACK_REQ is
  * complete with its ACK. Small (8 B, kept in the NIC) and large (64 KiB, read
- * from host memory) payloads, rank 0 to rank 1, repeated.
+ * from host memory) payloads, repeated, from every rank to the next one
+ * (around a ring; on one rank, to itself).
  */
 #include "conformance_common.h"
 
@@ -14,9 +15,8 @@
 
 static unsigned char src[LARGE], dst[LARGE];
 
-static void initiator(ptl_handle_ni_t ni)
+static void initiator(ptl_handle_ni_t ni, ptl_process_t peer)
 {
-    ptl_process_t peer = e2e_peer(1);
     ptl_handle_eq_t eq;
     E2E_OK(PtlEQAlloc(ni, 64, &eq));
     const size_t sizes[] = {8, LARGE};
@@ -50,7 +50,8 @@ static void initiator(ptl_handle_ni_t ni)
     E2E_OK(PtlEQFree(eq));
 }
 
-static void target(ptl_handle_ni_t ni)
+/* The entry the previous rank Puts to; its counter counts the Puts. */
+static ptl_handle_ct_t target(ptl_handle_ni_t ni)
 {
     ptl_handle_ct_t ct;
     E2E_OK(PtlCTAlloc(ni, &ct));
@@ -59,21 +60,17 @@ static void target(ptl_handle_ni_t ni)
     cf_append(ni, PT_C, dst, sizeof dst, 0,
               PTL_ME_OP_PUT | PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_LINK_DISABLE | PTL_ME_EVENT_COMM_DISABLE, ct,
               PTL_PRIORITY_LIST, NULL);
-    e2e_barrier(); /* the entry is there */
-    cf_wait_ct(ct, 4 * ROUNDS, 0, "every Put arrived");
+    return ct;
 }
 
 int main(void)
 {
     ptl_handle_ni_t ni = e2e_init(NULL);
-    e2e_require_ranks(2);
     e2e_barrier_init(ni);
-    if (e2e_rank == 0) {
-        e2e_barrier();
-        initiator(ni);
-    } else {
-        target(ni);
-    }
+    ptl_handle_ct_t ct = target(ni);
+    e2e_barrier(); /* every entry is there */
+    initiator(ni, e2e_peer((e2e_rank + 1) % e2e_size));
+    cf_wait_ct(ct, 4 * ROUNDS, 0, "every Put arrived");
     e2e_barrier();
     e2e_barrier_fini();
     E2E_OK(PtlNIFini(ni));
