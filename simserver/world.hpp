@@ -79,6 +79,7 @@ struct RankPortals {
   // counts it as a wait that another thread of the process may end.
   std::optional<uint32_t> abortable_since;
   bool abort_counted = false;
+  bool abort_deadline = false; // and it is a poll with a finite timeout
   // Parked: asleep in the kernel outside any emulated call, the simulation
   // going on without it (job/parked_ranks.hpp); its doorbell's value then.
   bool parked = false;

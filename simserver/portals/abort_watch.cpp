@@ -24,12 +24,15 @@ bool AbortWatch::deliver()
   return any;
 }
 
-void AbortWatch::began(RankPortals& rank, uint32_t epoch, bool blocks)
+void AbortWatch::began(RankPortals& rank, uint32_t epoch, bool blocks, bool deadline)
 {
   rank.abortable_since = epoch;
   rank.abort_counted = blocks && threaded(rank);
+  rank.abort_deadline = rank.abort_counted && deadline;
   if (rank.abort_counted)
     threaded_waiters_++;
+  if (rank.abort_deadline)
+    deadline_waiters_++;
 }
 
 void AbortWatch::ended(RankPortals& rank)
@@ -37,7 +40,10 @@ void AbortWatch::ended(RankPortals& rank)
   rank.abortable_since.reset();
   if (rank.abort_counted)
     threaded_waiters_--;
+  if (rank.abort_deadline)
+    deadline_waiters_--;
   rank.abort_counted = false;
+  rank.abort_deadline = false;
 }
 
 bool AbortWatch::thread_may_abort() const

@@ -11,11 +11,12 @@
 // time, like any thread between calls).
 //
 // While a rank blocks in such a call, another thread of the same process
-// that runs may still call PtlAbort: simulated time must not run ahead of it
-// (to a poll's deadline), nor may a wait with nothing on its way be taken for
-// a deadlock. So the poll sentinel holds the simulation, in real time, while
-// that thread runs (thread_may_abort()), as the simulation waits for a rank
-// that computes.
+// that runs may still call PtlAbort: a wait with nothing on its way must not
+// be taken for a deadlock, and simulated time must not run past a poll's
+// deadline meanwhile (it would time out instead). So the poll sentinel holds
+// the simulation, in real time, while that thread runs (thread_may_abort()):
+// when nothing else can happen, or, for a poll with a deadline, before time
+// moves on at all, as the simulation waits for a rank that computes.
 #pragma once
 
 #include "../world.hpp"
@@ -39,12 +40,15 @@ public:
   // A rank enters / leaves an abortable call (PtlEQWait, PtlEQPoll,
   // PtlCTWait, PtlCTPoll) that began under `epoch`; `blocks`: a wait, or a
   // poll with a timeout (zero-timeout polls only return, or block as a poll
-  // streak, which the poll sentinel handles).
-  void began(RankPortals& rank, uint32_t epoch, bool blocks);
+  // streak, which the poll sentinel handles); `deadline`: a poll with a
+  // finite timeout.
+  void began(RankPortals& rank, uint32_t epoch, bool blocks, bool deadline);
   void ended(RankPortals& rank);
   // Ranks in such a call whose process has started threads of its own: the
   // only ones another thread can abort.
   [[nodiscard]] unsigned threaded_waiters() const { return threaded_waiters_; }
+  // Those of them in a poll with a finite timeout.
+  [[nodiscard]] unsigned deadline_waiters() const { return deadline_waiters_; }
 
   // A rank waits while another of its threads runs (it may call PtlAbort).
   [[nodiscard]] bool thread_may_abort() const;
@@ -52,6 +56,7 @@ public:
 private:
   World& world_;
   unsigned threaded_waiters_ = 0;
+  unsigned deadline_waiters_ = 0;
 };
 
 } // namespace s4bxi::portals

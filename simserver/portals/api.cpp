@@ -308,10 +308,10 @@ Reply Api::handle(RankPortals& rank, const ipc::Request& request)
   // The calls PtlAbort ends (portals/abort_watch.hpp).
   if (request.op == ipc::Op::EQWait || request.op == ipc::Op::EQPoll || request.op == ipc::Op::CTWait ||
       request.op == ipc::Op::CTPoll) {
-    const bool blocks = request.op == ipc::Op::EQWait || request.op == ipc::Op::CTWait ||
-                        (request.op == ipc::Op::EQPoll && request.args.poll.timeout_ms != 0) ||
-                        (request.op == ipc::Op::CTPoll && request.args.poll.timeout_ms != 0);
-    abort_watch_.began(rank, request.abort_epoch, blocks);
+    const bool poll = request.op == ipc::Op::EQPoll || request.op == ipc::Op::CTPoll;
+    const bool deadline = poll && request.args.poll.timeout_ms > 0; // (negative: forever)
+    const bool blocks = not poll || request.args.poll.timeout_ms != 0;
+    abort_watch_.began(rank, request.abort_epoch, blocks, deadline);
     if (rank.abort_counted)
       poll_sentinel_.arm();
     Reply reply = aborted(rank) ? status(Status::Aborted) : dispatch(rank, request);

@@ -125,7 +125,8 @@ void PollSentinel::check()
   // may still abort a wait runs; or nothing else can happen, and a parked
   // rank may wake. Held by its own actor (hold_when_idle), once it is sure
   // that no actor can run.
-  if (hold_wanted_ != nullptr && ((aborts_.threaded_waiters() > 0 && (idle || aborts_.thread_may_abort())) ||
+  if (hold_wanted_ != nullptr && ((aborts_.threaded_waiters() > 0 && idle) ||
+                                  (aborts_.deadline_waiters() > 0 && aborts_.thread_may_abort()) ||
                                   (idle && world_.parked_ranks > 0))) {
     hold_requested_ = true;
     hold_wanted_->notify_all();
