@@ -75,9 +75,6 @@ bool parse_int(const char* text, long& value)
   return error == std::errc() and end == view.data() + view.size() and not view.empty();
 }
 
-// The exchange itself; the caller holds channel_mutex. The wait loop makes no
-// system call but the futex: anything else there would stretch every round
-// trip.
 // A notice through the crash pipe, for what the server must learn while no
 // proxy waits on this rank's doorbell (ipc::kNotice*). errno is preserved.
 void send_notice(uint32_t notice)
@@ -89,6 +86,9 @@ void send_notice(uint32_t notice)
   errno = saved_errno;
 }
 
+// The exchange itself; the caller holds channel_mutex. The wait loop makes no
+// system call but the futex: anything else there would stretch every round
+// trip.
 void exchange(ipc::Request& request, ipc::Reply& reply)
 {
   in_exchange = true;
@@ -272,9 +272,9 @@ bool call(ipc::Request& request, ipc::Reply& reply)
     return false;
   }
   if (can_abort and channel->abort_generation.load() != request.abort_epoch) {
+    // Aborted while queued: answered here, no simulated time passes.
     reply = ipc::Reply{};
     reply.status = ipc::Status::Aborted;
-    reply.now = sim_clock::now_ns() * 1e-9;
   } else {
     exchange(request, reply);
   }
