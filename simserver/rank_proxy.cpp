@@ -183,11 +183,7 @@ void RankProxy::park()
   // either the rank's next call is seen here, or the rank sends a notice.
   channel->parked.store(1, std::memory_order_seq_cst);
   rank.parked_bell = requests_seen_;
-  auto released = [&] {
-    return channel->request_bell.current() != rank.parked_bell ||
-           (channel->attention.load(std::memory_order_seq_cst) & ipc::kAttentionEnded) != 0;
-  };
-  if (not released()) {
+  if (not job::rang_or_ended(rank)) {
     const std::string call_before = rank.current_call;
     rank.current_call = job::kernel_wait_of(rank);
     XBT_DEBUG("rank %u parked: %s", rank_, rank.current_call.c_str());
@@ -197,7 +193,7 @@ void RankProxy::park()
       rank.parked = true;
       world_.parked_ranks++;
       api_.poll_sentinel().arm();
-      while (not released())
+      while (not job::rang_or_ended(rank))
         rank.changed->wait(lock);
       rank.parked = false;
       world_.parked_ranks--;

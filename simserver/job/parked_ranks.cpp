@@ -4,15 +4,16 @@
 
 namespace s4bxi::job {
 
-namespace {
-
 bool rang_or_ended(const RankPortals& rank)
 {
   return rank.channel->request_bell.current() != rank.parked_bell ||
-         (rank.channel->attention.load(std::memory_order_acquire) & ipc::kAttentionEnded) != 0;
+         (rank.channel->attention.load(std::memory_order_seq_cst) & ipc::kAttentionEnded) != 0;
 }
 
-} // namespace
+bool runs_outside_its_call(const RankPortals& rank)
+{
+  return any_thread_running(rank.os_pid, rank.channel->exchange_tid.load(std::memory_order_relaxed));
+}
 
 bool release_parked(World& world)
 {
@@ -40,8 +41,7 @@ bool parked_may_wake(const World& world)
   }
   // Every parked rank reads a pipe of the job's: another rank that runs may write to it.
   for (const auto& rank : world.ranks)
-    if (rank.alive && not rank.parked &&
-        any_thread_running(rank.os_pid, rank.channel->exchange_tid.load(std::memory_order_relaxed)))
+    if (rank.alive && not rank.parked && runs_outside_its_call(rank))
       return true;
   return false;
 }

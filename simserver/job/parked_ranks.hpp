@@ -21,6 +21,14 @@
 
 namespace s4bxi::job {
 
+// The parked rank's process made a call (its doorbell moved past
+// parked_bell) or ended.
+bool rang_or_ended(const RankPortals& rank);
+
+// A thread of the rank's process runs, other than the one in a call (which
+// may spin waiting for its answer): it may still call, or write to a pipe.
+bool runs_outside_its_call(const RankPortals& rank);
+
 // Wakes (in the simulation) the parked ranks whose process made a call or
 // ended. Returns whether there was any.
 bool release_parked(World& world);

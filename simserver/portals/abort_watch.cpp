@@ -1,6 +1,6 @@
 #include "abort_watch.hpp"
 
-#include "../job/stall_notice.hpp"
+#include "../job/parked_ranks.hpp"
 
 namespace s4bxi::portals {
 
@@ -49,8 +49,7 @@ void AbortWatch::ended(RankPortals& rank)
 bool AbortWatch::thread_may_abort() const
 {
   for (const auto& rank : world_.ranks)
-    if (rank.alive && rank.abort_counted &&
-        job::any_thread_running(rank.os_pid, rank.channel->exchange_tid.load(std::memory_order_relaxed)))
+    if (rank.alive && rank.abort_counted && job::runs_outside_its_call(rank))
       return true;
   return false;
 }
