@@ -122,6 +122,11 @@ RankProxy::Wake RankProxy::wait_for_request()
   const timespec liveness_period{0, 20'000'000};
   // From now on, until its answer, the server waits on this rank alone.
   world_.processes->header()->served_rank.store(rank_, std::memory_order_relaxed);
+  struct WaitClock {
+    RankStatistics& stats;
+    const double start = job::wall_clock_now();
+    ~WaitClock() { stats.server_waited_s += job::wall_clock_now() - start; }
+  } wait_clock{world_.ranks[rank_].stats};
   StallWatch stall;
   while (true) {
     const bool woken =
@@ -228,6 +233,10 @@ void RankProxy::reply(ipc::Reply reply)
 {
   ipc::Channel* channel = world_.processes->channel(rank_);
   reply.now = s4u::Engine::get_clock();
+  RankStatistics& stats = world_.ranks[rank_].stats;
+  stats.answers++;
+  if (channel->reply_bell.sleeping.load(std::memory_order_relaxed) != 0)
+    stats.wake_ups++; // the ring below wakes it up (a futex wake, and a scheduling delay)
   channel->reply = reply;
   channel->reply_bell.sleep_hint.store(0, std::memory_order_relaxed);
   world_.processes->header()->served_rank.store(rank_, std::memory_order_relaxed);

@@ -35,6 +35,13 @@ struct RankStatistics {
   uint64_t bytes_sent = 0;
   uint64_t events_written = 0; // full and counting events the NIC wrote into the rank's memory (PCIe)
   long max_rss_kb = -1;        // peak resident memory of the process (VmHWM) when it exited; -1: unknown
+  // Real time, not simulated: how long the server (and so the whole
+  // simulation) waited for this process's next call, and how many of its
+  // answers found it asleep in the kernel, so that answering meant waking it
+  // up. Where the wall time of a run goes (tools/scale-bench.sh).
+  double server_waited_s = 0;
+  uint64_t answers = 0;
+  uint64_t wake_ups = 0;
 };
 
 // Portals node and process ids start at 1: 0 is PTL_NID_ANY and PTL_PID_ANY

@@ -32,6 +32,9 @@ struct Totals {
   uint64_t retransmissions = 0;
   uint64_t messages_lost = 0;
   uint64_t operations_failed = 0;
+  double server_waited_s = 0;
+  uint64_t answers = 0;
+  uint64_t wake_ups = 0;
 };
 
 Totals totals_of(const World& world)
@@ -42,6 +45,9 @@ Totals totals_of(const World& world)
     totals.wait_s += rank.stats.wait_s;
     totals.poll_s += rank.stats.poll_s;
     totals.portals_calls += rank.stats.portals_calls;
+    totals.server_waited_s += rank.stats.server_waited_s;
+    totals.answers += rank.stats.answers;
+    totals.wake_ups += rank.stats.wake_ups;
   }
   for (const auto& nic : world.nics) {
     if (not nic)
@@ -164,6 +170,10 @@ void JobControl::write_report(int status, const std::string& stop_reason) const
   const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
   out << "  \"server_cpu_s\": {\"user\": " << seconds(server_usage.ru_utime) << ", \"system\": "
       << seconds(server_usage.ru_stime) << "},\n";
+  // Wall time spent waiting for the rank processes' calls, against wall time
+  // simulating; and the answers that had to wake their process up.
+  out << "  \"server_waiting\": {\"for_ranks_s\": " << totals.server_waited_s << ", \"answers\": " << totals.answers
+      << ", \"wake_ups\": " << totals.wake_ups << "},\n";
   out << "  \"memory\": {\"server_max_rss_kb\": " << server_usage.ru_maxrss
       << ", \"rank_max_rss_kb\": " << rank_rss_max
       << ", \"rank_mean_max_rss_kb\": " << (ranks_measured > 0 ? rank_rss_sum / static_cast<double>(ranks_measured) : 0)

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <thread>
 
 namespace e2e {
 namespace {
@@ -275,6 +276,41 @@ TEST_F(Examples, NoTrafficSummaryWithoutPortalsCalls)
     expect_success(r, 1);
     EXPECT_FALSE(contains(r.err, "bytes on the wire")) << describe(r);
     EXPECT_FALSE(contains(r.err, "(all ranks)")) << describe(r);
+}
+
+// Where the wall time of a run went (README, "Figures"): the real time the
+// server waited for the rank processes' calls, and the answers that had to
+// wake a sleeping process. With more ranks than cores, a rank that waits in
+// the simulation sleeps, so most answers wake one up.
+TEST_F(Examples, ReportSaysHowLongTheServerWaitedForRanks)
+{
+    TempDir dir;
+    const std::string report = dir.file("run.json");
+    const unsigned ranks = 8;
+    auto r = run({"-n", std::to_string(ranks), "--cfg=s4bxi/compute:none", "--report", report,
+                  std::string(E2E_BINARY_DIR) + "/bench/put_ring", "50", "8"});
+    expect_success(r, static_cast<int>(ranks));
+    std::string error;
+    auto doc = json::parse(read_file(report), &error);
+    ASSERT_TRUE(doc.has_value()) << error << "\n" << describe(r);
+    const json::Value *waiting = doc->get("server_waiting");
+    ASSERT_TRUE(waiting && waiting->is_object()) << read_file(report);
+    for (const char *key : {"for_ranks_s", "answers", "wake_ups"})
+        ASSERT_TRUE(waiting->get(key) && waiting->get(key)->is_number()) << "server_waiting without " << key;
+    const double waited = waiting->get("for_ranks_s")->number;
+    const double answers = waiting->get("answers")->number;
+    const double wake_ups = waiting->get("wake_ups")->number;
+    EXPECT_GT(waited, 0.0);
+    EXPECT_LT(waited, doc->get("wall_time_s")->number);
+    // Every Portals call is answered, and so are the hello and exit calls.
+    const double calls = doc->get("totals")->get("portals_calls")->number;
+    EXPECT_GE(answers, calls + 2 * ranks);
+    EXPECT_LE(wake_ups, answers);
+    // 50 rounds of a Put and two waits per rank: when ranks outnumber cores,
+    // each wait that blocks ends by waking its rank up.
+    if (ranks > std::thread::hardware_concurrency()) {
+        EXPECT_GT(wake_ups, 50.0 * ranks) << "answers " << answers;
+    }
 }
 
 } // namespace
