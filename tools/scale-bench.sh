@@ -33,7 +33,13 @@ build/bench/futex_pingpong 100000 > "$work/futex"
 futex=$(awk '/futex-only/ { print $4 }' "$work/futex")
 spin=$(awk '/spin-then-futex/ { print $4 }' "$work/futex")
 printf "raw round trips on this machine now: futex %.2f us, spin-then-futex %.2f us\n" "$futex" "$spin"
-printf "%7s | %13s %10s | %11s %12s | %12s %12s\n" ranks "wall/Put us" "x futex" "start+end s" "per rank ms" "server MiB" "rank MiB"
+# Of the wall time per Put, the part the server spent waiting for the rank
+# processes' calls (the rest is simulating, answering included), and how many
+# answers per Put had to wake a sleeping process: the ring's report minus the
+# report of the same job with no round (start-up and teardown).
+printf "%7s | %13s %10s | %10s %12s %8s | %11s %12s | %12s %12s\n" ranks "wall/Put us" "x futex" "waiting us" "simulating us" "wakes" \
+  "start+end s" "per rank ms" "server MiB" "rank MiB"
+field() { sed -n "s/.*\"$2\": \([0-9.e+-]*\).*/\1/p" "$1" | head -1; }
 for ranks in "${counts[@]}"; do
   platform=$(platform_for "$ranks")
   # About 20,000 simulated Puts per measurement, at least 4 rounds.
@@ -52,6 +58,11 @@ for ranks in "${counts[@]}"; do
   per_put=$(median < "$work/per_put")
   server_kb=$(sed -n 's/.*"server_max_rss_kb": \([0-9]*\).*/\1/p' "$work/ring.json")
   rank_kb=$(sed -n 's/.*"rank_mean_max_rss_kb": \([0-9.]*\).*/\1/p' "$work/ring.json")
+  waited=$(field "$work/ring.json" for_ranks_s); waited_empty=$(field "$work/empty.json" for_ranks_s)
+  wakes=$(field "$work/ring.json" wake_ups); wakes_empty=$(field "$work/empty.json" wake_ups)
   awk -v n="$ranks" -v p="$per_put" -v f="$futex" -v s="$start" -v e="$end" -v sk="$server_kb" -v rk="$rank_kb" \
-    'BEGIN { printf "%7d | %13.1f %10.2f | %11.2f %12.2f | %12.1f %12.2f\n", n, p, p / f, e - s, (e - s) * 1000 / n, sk / 1024, rk / 1024 }'
+    -v w="$waited" -v w0="$waited_empty" -v k="$wakes" -v k0="$wakes_empty" -v r="$rounds" \
+    'BEGIN { puts = r * n; wait = (w - w0) * 1e6 / puts
+             printf "%7d | %13.1f %10.2f | %10.1f %12.1f %8.2f | %11.2f %12.2f | %12.1f %12.2f\n", n, p, p / f, wait, p - wait,
+                    (k - k0) / puts, e - s, (e - s) * 1000 / n, sk / 1024, rk / 1024 }'
 done
