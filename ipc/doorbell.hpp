@@ -69,6 +69,11 @@ inline constexpr unsigned kYieldPeriod = 64;
 struct SpinCondition {
   const std::atomic<uint32_t>* word;
   uint32_t value;
+  // When given: a waiter that stops being served takes this word and goes on
+  // spinning, yielding at every turn, until another waiter takes it (or its
+  // budget runs out), then sleeps. At most one such waiter at a time keeps its
+  // CPU from going idle (SegmentHeader::warm_rank).
+  std::atomic<uint32_t>* warm = nullptr;
   [[nodiscard]] bool holds() const { return word->load(std::memory_order_relaxed) == value; }
 };
 
@@ -76,13 +81,26 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
                           const std::atomic<uint32_t>* interrupt = nullptr, const SpinCondition* spin_while = nullptr)
 {
   auto interrupted = [interrupt] { return interrupt != nullptr && interrupt->load(std::memory_order_acquire) != 0; };
+  bool warm_taken = false;
   for (unsigned i = 0; i < budget.iterations(); ++i) {
     if (bell.sequence.load(std::memory_order_acquire) != seen || interrupted()) {
       budget.answered_while_spinning();
       return true;
     }
-    if (bell.sleep_hint.load(std::memory_order_relaxed) != 0 || (spin_while != nullptr && not spin_while->holds()))
+    if (bell.sleep_hint.load(std::memory_order_relaxed) != 0)
       break;
+    if (spin_while != nullptr && not spin_while->holds()) {
+      if (spin_while->warm == nullptr)
+        break;
+      if (not warm_taken) { // the latest waiter to stop being served
+        spin_while->warm->store(spin_while->value, std::memory_order_relaxed);
+        warm_taken = true;
+      }
+      if (spin_while->warm->load(std::memory_order_relaxed) != spin_while->value)
+        break;
+      sched_yield();
+      continue;
+    }
     // On a loaded machine the peer may be waiting for our very CPU: give it
     // now and then, so that spinning never delays the answer it waits for.
     if (i % kYieldPeriod == kYieldPeriod - 1)

@@ -44,6 +44,12 @@ struct SegmentHeader {
   // sleeps instead of spinning on a CPU that the running rank and the server need.
   alignas(64) std::atomic<uint32_t> served_rank;
   uint32_t only_served_rank_spins;
+  // With more ranks than cores, the rank that last stopped being served keeps
+  // spinning, yielding at every turn, until another one takes its place
+  // (ipc::SpinCondition::warm): so a CPU where ranks run never goes idle, and
+  // waking the next rank there costs a context switch instead of an idle
+  // CPU's wake-up (tens of microseconds on a VM).
+  alignas(64) std::atomic<uint32_t> warm_rank;
 };
 
 inline constexpr uint32_t kAttentionPmi = 1;

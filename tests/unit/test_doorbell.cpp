@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <functional>
+#include <thread>
+
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -94,4 +98,51 @@ TEST(Doorbell, WakesASleepingWaiter)
   EXPECT_TRUE(wait_for_ring(pair->ping, 0, budget, nullptr));
   waitpid(child, nullptr, 0);
   munmap(pair, sizeof(Pair));
+}
+
+namespace {
+
+// Polls `done` for up to a second.
+template <class Done> bool within_a_second(Done done)
+{
+  for (int i = 0; i < 1'000'000; ++i) {
+    if (done())
+      return true;
+    usleep(1);
+  }
+  return false;
+}
+
+} // namespace
+
+// With more ranks than cores, the latest waiter to stop being served keeps
+// spinning (SegmentHeader::warm_rank) instead of sleeping, until another one
+// takes its place; both still see their ring.
+TEST(Doorbell, LatestUnservedWaiterStaysAwakeUntilAnotherTakesItsPlace)
+{
+  std::atomic<uint32_t> served{99}; // the server serves someone else
+  std::atomic<uint32_t> warm{0};
+  Doorbell first_bell, second_bell;
+  const s4bxi::ipc::SpinCondition first_served{&served, 1, &warm};
+  const s4bxi::ipc::SpinCondition second_served{&served, 2, &warm};
+  std::atomic<int> returned{0};
+  auto wait = [&returned](Doorbell& bell, const s4bxi::ipc::SpinCondition& condition) {
+    SpinBudget budget;
+    wait_for_ring(bell, 0, budget, nullptr, nullptr, &condition);
+    returned++;
+  };
+
+  std::thread first(wait, std::ref(first_bell), std::cref(first_served));
+  ASSERT_TRUE(within_a_second([&] { return warm.load() == 1; })) << "the unserved waiter did not stay awake";
+  EXPECT_EQ(first_bell.sleeping.load(), 0U);
+  std::thread second(wait, std::ref(second_bell), std::cref(second_served));
+  ASSERT_TRUE(within_a_second([&] { return warm.load() == 2; }));
+  // The first one gives its place up and sleeps; the ring still wakes it.
+  EXPECT_TRUE(within_a_second([&] { return first_bell.sleeping.load() == 1; }));
+  first_bell.ring();
+  first.join();
+  EXPECT_EQ(returned.load(), 1);
+  second_bell.ring();
+  second.join();
+  EXPECT_EQ(returned.load(), 2);
 }
