@@ -133,8 +133,9 @@ TEST(Doorbell, LatestUnservedWaiterStaysAwakeUntilAnotherTakesItsPlace)
   };
 
   std::thread first(wait, std::ref(first_bell), std::cref(first_served));
+  // Only a waiter that goes on spinning takes the word (how long it spins
+  // then depends on the machine's load: not checked here).
   ASSERT_TRUE(within_a_second([&] { return warm.load() == 1; })) << "the unserved waiter did not stay awake";
-  EXPECT_EQ(first_bell.sleeping.load(), 0U);
   std::thread second(wait, std::ref(second_bell), std::cref(second_served));
   ASSERT_TRUE(within_a_second([&] { return warm.load() == 2; }));
   // The first one gives its place up and sleeps; the ring still wakes it.
