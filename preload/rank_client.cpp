@@ -102,7 +102,8 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   // sees the ring before it parks the rank, or this sees `parked`.)
   if (channel->parked.load(std::memory_order_seq_cst) != 0)
     send_notice(channel_rank | ipc::kNoticeCallTag);
-  // With more ranks than cores, spin only while the server still serves us.
+  // With more ranks than cores, spin only while the server still serves us,
+  // or while no other rank stopped being served after us (the warm rank).
   const ipc::SpinCondition served{&header->served_rank, channel_rank, &header->warm_rank};
   ipc::wait_for_ring(channel->reply_bell, seen, spin_budget, nullptr, nullptr,
                      header->only_served_rank_spins != 0 ? &served : nullptr);

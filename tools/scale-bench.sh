@@ -39,6 +39,7 @@ printf "raw round trips on this machine now: futex %.2f us, spin-then-futex %.2f
 # report of the same job with no round (start-up and teardown).
 printf "%7s | %13s %10s | %10s %12s %8s | %11s %12s | %12s %12s\n" ranks "wall/Put us" "x futex" "waiting us" "simulating us" "wakes" \
   "start+end s" "per rank ms" "server MiB" "rank MiB"
+# The first number called $2 in the report $1.
 field() { sed -n "s/.*\"$2\": \([0-9.e+-]*\).*/\1/p" "$1" | head -1; }
 for ranks in "${counts[@]}"; do
   platform=$(platform_for "$ranks")
@@ -56,8 +57,8 @@ for ranks in "${counts[@]}"; do
     sed -n 's/.*wall \([0-9.]*\) us per simulated Put/\1/p' "$work/ring.out" >> "$work/per_put"
   done
   per_put=$(median < "$work/per_put")
-  server_kb=$(sed -n 's/.*"server_max_rss_kb": \([0-9]*\).*/\1/p' "$work/ring.json")
-  rank_kb=$(sed -n 's/.*"rank_mean_max_rss_kb": \([0-9.]*\).*/\1/p' "$work/ring.json")
+  server_kb=$(field "$work/ring.json" server_max_rss_kb)
+  rank_kb=$(field "$work/ring.json" rank_mean_max_rss_kb)
   waited=$(field "$work/ring.json" for_ranks_s); waited_empty=$(field "$work/empty.json" for_ranks_s)
   wakes=$(field "$work/ring.json" wake_ups); wakes_empty=$(field "$work/empty.json" wake_ups)
   awk -v n="$ranks" -v p="$per_put" -v f="$futex" -v s="$start" -v e="$end" -v sk="$server_kb" -v rk="$rank_kb" \
