@@ -244,7 +244,10 @@ int main(int argc, char** argv)
     s4u::Actor::create("rank" + std::to_string(r), world.nodes[(*node_of)[r]].cpu,
                        [&world, &api, &pmi, &control, r] { RankProxy(world, api, pmi, control, r)(); });
   }
-  s4u::Engine::on_time_advance_cb([&control](double) { control.check_interrupt(); });
+  s4u::Engine::on_time_advance_cb([&world, &control](double) {
+    world.engine_rounds++;
+    control.check_interrupt();
+  });
   s4u::Engine::on_deadlock_cb([&world, &control, &processes] {
     // A rank that died unnoticed explains the blockage better than a deadlock.
     for (unsigned r = 0; r < processes.count(); ++r)

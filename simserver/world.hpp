@@ -123,6 +123,11 @@ struct World {
   // may have released a rank: a PtlAbort, a parked rank's call or end.
   std::atomic<bool> outside_notice{false};
   unsigned parked_ranks = 0; // ranks parked now
+  // SimGrid's scheduling rounds that found a next event (time advanced, or
+  // more events at the same date): with the wall time spent simulating, says
+  // whether a run is slow because its model has many events or because each
+  // costs much (the report's engine_rounds).
+  uint64_t engine_rounds = 0;
 
   // Portals (nid, pid) -> rank, for delivering messages.
   std::map<std::pair<unsigned, uint32_t>, unsigned> by_address;

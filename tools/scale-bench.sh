@@ -35,10 +35,13 @@ spin=$(awk '/spin-then-futex/ { print $4 }' "$work/futex")
 printf "raw round trips on this machine now: futex %.2f us, spin-then-futex %.2f us\n" "$futex" "$spin"
 # Of the wall time per Put, the part the server spent waiting for the rank
 # processes' calls (the rest is simulating, answering included), and how many
-# answers per Put had to wake a sleeping process: the ring's report minus the
-# report of the same job with no round (start-up and teardown).
-printf "%7s | %13s %10s | %10s %12s %8s | %11s %12s | %12s %12s\n" ranks "wall/Put us" "x futex" "waiting us" "simulating us" "wakes" \
-  "start+end s" "per rank ms" "server MiB" "rank MiB"
+# answers per Put had to wake a sleeping process, SimGrid's scheduling rounds
+# per Put and the simulating time per round (does a run slow down because its
+# model has more events per Put, or because each event costs more?): the
+# ring's report minus the report of the same job with no round (start-up and
+# teardown).
+printf "%7s | %13s %10s | %10s %12s %8s | %8s %9s | %11s %12s | %12s %12s\n" ranks "wall/Put us" "x futex" "waiting us" \
+  "simulating us" "wakes" "rounds" "us/round" "start+end s" "per rank ms" "server MiB" "rank MiB"
 # The first number called $2 in the report $1.
 field() { sed -n "s/.*\"$2\": \([0-9.e+-]*\).*/\1/p" "$1" | head -1; }
 for ranks in "${counts[@]}"; do
@@ -61,9 +64,12 @@ for ranks in "${counts[@]}"; do
   rank_kb=$(field "$work/ring.json" rank_mean_max_rss_kb)
   waited=$(field "$work/ring.json" for_ranks_s); waited_empty=$(field "$work/empty.json" for_ranks_s)
   wakes=$(field "$work/ring.json" wake_ups); wakes_empty=$(field "$work/empty.json" wake_ups)
+  engine=$(field "$work/ring.json" engine_rounds); engine_empty=$(field "$work/empty.json" engine_rounds)
   awk -v n="$ranks" -v p="$per_put" -v f="$futex" -v s="$start" -v e="$end" -v sk="$server_kb" -v rk="$rank_kb" \
     -v w="$waited" -v w0="$waited_empty" -v k="$wakes" -v k0="$wakes_empty" -v r="$rounds" \
-    'BEGIN { puts = r * n; wait = (w - w0) * 1e6 / puts
-             printf "%7d | %13.1f %10.2f | %10.1f %12.1f %8.2f | %11.2f %12.2f | %12.1f %12.2f\n", n, p, p / f, wait, p - wait,
-                    (k - k0) / puts, e - s, (e - s) * 1000 / n, sk / 1024, rk / 1024 }'
+    -v g="$engine" -v g0="$engine_empty" \
+    'BEGIN { puts = r * n; wait = (w - w0) * 1e6 / puts; per_put = (g - g0) / puts
+             printf "%7d | %13.1f %10.2f | %10.1f %12.1f %8.2f | %8.2f %9.2f | %11.2f %12.2f | %12.1f %12.2f\n", n, p, p / f,
+                    wait, p - wait, (k - k0) / puts, per_put, (p - wait) / per_put, e - s, (e - s) * 1000 / n, sk / 1024,
+                    rk / 1024 }'
 done

@@ -174,6 +174,7 @@ void JobControl::write_report(int status, const std::string& stop_reason) const
   // simulating; and the answers that had to wake their process up.
   out << "  \"server_waiting\": {\"for_ranks_s\": " << totals.server_waited_s << ", \"answers\": " << totals.answers
       << ", \"wake_ups\": " << totals.wake_ups << "},\n";
+  out << "  \"engine_rounds\": " << world_.engine_rounds << ",\n";
   out << "  \"memory\": {\"server_max_rss_kb\": " << server_usage.ru_maxrss
       << ", \"rank_max_rss_kb\": " << rank_rss_max
       << ", \"rank_mean_max_rss_kb\": " << (ranks_measured > 0 ? rank_rss_sum / static_cast<double>(ranks_measured) : 0)

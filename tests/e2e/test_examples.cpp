@@ -313,5 +313,31 @@ TEST_F(Examples, ReportSaysHowLongTheServerWaitedForRanks)
     }
 }
 
+// engine_rounds counts SimGrid's scheduling rounds: with compute off a run is
+// deterministic, so every round trip of a ping-pong adds the same number.
+TEST_F(Examples, ReportCountsTheEngineRoundsOfTheSimulation)
+{
+    TempDir dir;
+    std::vector<double> rounds;
+    for (const char *iterations : {"100", "200", "300"}) {
+        const std::string report = dir.file(std::string("run") + iterations + ".json");
+        auto r = run({"-n", "2", "--cfg=s4bxi/compute:none", "--report", report,
+                      std::string(E2E_BINARY_DIR) + "/bench/put_pingpong", iterations, "8"});
+        expect_success(r, 2);
+        std::string error;
+        auto doc = json::parse(read_file(report), &error);
+        ASSERT_TRUE(doc.has_value()) << error << "\n" << describe(r);
+        const json::Value *count = doc->get("engine_rounds");
+        ASSERT_TRUE(count && count->is_number()) << read_file(report);
+        rounds.push_back(count->number);
+    }
+    const double per_100 = rounds[1] - rounds[0];
+    EXPECT_EQ(rounds[2] - rounds[1], per_100);
+    // A Put with its ACK has several model events (PCIe command, TX, wire,
+    // RX, events landing, BXI ACK): more than a few rounds, far from thousands.
+    EXPECT_GT(per_100, 200 * 4.0);
+    EXPECT_LT(per_100, 200 * 100.0);
+}
+
 } // namespace
 } // namespace e2e
