@@ -1,0 +1,81 @@
+// Reference for the simulation cost: what SimGrid itself costs on this
+// machine now, with no model and no rank process. Prints the wall time of a
+// scheduling round that wakes one actor (a sleep that ends), with one actor
+// and with many (each round then wakes a different one, as when many ranks
+// take turns), and of a simcall answered at once (a semaphore release).
+// tools/scale-bench.sh reads them next to the emulator's simulating time per
+// round, as tools/bench.sh reads the raw futex ping-pong next to our IPC.
+// Usage: simgrid_rounds [rounds (default 200000)] [actor counts... (default 1 1024)]
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace s4u = simgrid::s4u;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double microseconds_since(Clock::time_point start, long count)
+{
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count() / static_cast<double>(count);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  int sg_argc = 1; // our arguments are not SimGrid's
+  s4u::Engine engine(&sg_argc, argv);
+  const long rounds = argc > 1 ? std::atol(argv[1]) : 200000;
+  std::vector<long> actor_counts;
+  for (int i = 2; i < argc; ++i)
+    actor_counts.push_back(std::atol(argv[i]));
+  if (actor_counts.empty())
+    actor_counts = {1, 1024};
+  if (rounds <= 0) {
+    std::fprintf(stderr, "usage: simgrid_rounds [rounds > 0] [actor counts...]\n");
+    return 2;
+  }
+
+  auto* zone = s4u::create_full_zone("bench");
+  s4u::Host* host = zone->create_host("host", 1e9);
+  zone->seal();
+
+  // Each test runs in its own actor, one after the other.
+  s4u::Actor::create("driver", host, [&] {
+    for (long actors : actor_counts) {
+      // Actor i wakes at the slots i, i + actors, i + 2 actors... (1 us
+      // apart, well above SimGrid's time resolution): every round ends one
+      // sleep and runs one actor.
+      const long per_actor = rounds / actors > 0 ? rounds / actors : 1;
+      const double base = s4u::Engine::get_clock() + 1e-6;
+      constexpr double kSlot = 1e-6;
+      const auto start = Clock::now();
+      std::vector<s4u::ActorPtr> sleepers;
+      for (long i = 0; i < actors; ++i)
+        sleepers.push_back(s4u::Actor::create("sleeper" + std::to_string(i), host, [base, kSlot, i, actors, per_actor] {
+          for (long k = 0; k < per_actor; ++k)
+            s4u::this_actor::sleep_until(base + static_cast<double>(k * actors + i) * kSlot);
+        }));
+      for (auto& sleeper : sleepers)
+        sleeper->join();
+      std::printf("round waking 1 of %5ld actors: %8.3f us\n", actors, microseconds_since(start, per_actor * actors));
+    }
+    auto semaphore = s4u::Semaphore::create(0);
+    const auto start = Clock::now();
+    for (long i = 0; i < rounds; ++i)
+      semaphore->release(); // answered at once: nobody waits
+    std::printf("simcall answered at once:   %8.3f us\n", microseconds_since(start, rounds));
+  });
+  engine.run();
+  return 0;
+}
