@@ -5,7 +5,7 @@
 // take turns), and of a simcall answered at once (a semaphore release).
 // tools/scale-bench.sh reads them next to the emulator's simulating time per
 // round, as tools/bench.sh reads the raw futex ping-pong next to our IPC.
-// Usage: simgrid_rounds [rounds (default 200000)] [actor counts... (default 1 1024)]
+// Usage: simgrid_rounds [rounds (default 200000)] [actor counts... (default 1 1024)] [--cfg=name:value...]
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
@@ -33,12 +33,19 @@ double microseconds_since(Clock::time_point start, long count)
 
 int main(int argc, char** argv)
 {
-  int sg_argc = 1; // our arguments are not SimGrid's
-  s4u::Engine engine(&sg_argc, argv);
-  const long rounds = argc > 1 ? std::atol(argv[1]) : 200000;
-  std::vector<long> actor_counts;
-  for (int i = 2; i < argc; ++i)
-    actor_counts.push_back(std::atol(argv[i]));
+  // --cfg=... options go to SimGrid (e.g. its context factory or stack size).
+  std::vector<char*> sg_argv{argv[0]};
+  std::vector<long> numbers;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]).rfind("--cfg=", 0) == 0)
+      sg_argv.push_back(argv[i]);
+    else
+      numbers.push_back(std::atol(argv[i]));
+  }
+  int sg_argc = static_cast<int>(sg_argv.size());
+  s4u::Engine engine(&sg_argc, sg_argv.data());
+  const long rounds = numbers.empty() ? 200000 : numbers[0];
+  std::vector<long> actor_counts(numbers.size() > 1 ? numbers.begin() + 1 : numbers.end(), numbers.end());
   if (actor_counts.empty())
     actor_counts = {1, 1024};
   if (rounds <= 0) {
