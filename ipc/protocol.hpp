@@ -13,7 +13,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 8;
+inline constexpr uint32_t kProtocolVersion = 9;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -508,9 +508,15 @@ struct HelloResult {
   uint32_t uid;
 };
 
+// Reply::flags: the call was answered before its simulated end (a PtlPut
+// answered before the PCIe write of its command, s4bxi/early-put-answer):
+// `now` is when it began, and the process syncs its clock with a Sync before
+// it reads it (its next call brings the final time anyway).
+inline constexpr uint32_t kReplyClockPending = 1;
+
 struct Reply {
   Status status = Status::Ok;
-  uint32_t pad = 0;
+  uint32_t flags = 0;
   // Simulated time (seconds) when the call returns: the rank's clock restarts from here.
   double now = 0.0;
   union {

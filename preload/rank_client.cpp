@@ -45,6 +45,9 @@ ipc::SpinBudget spin_budget;
 // Whether this thread is in an exchange: the sync timer's handler must not
 // start another one on it (sync_timer.cpp).
 thread_local bool in_exchange = false;
+// The last reply came before its call's simulated end (ipc::kReplyClockPending):
+// the clock is synced before it is read.
+std::atomic<bool> clock_pending{false};
 
 // Messages go through write(2): this runs in constructors and destructors,
 // where stdio may not be usable, and must not be reordered by buffering.
@@ -112,6 +115,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   // counts as compute.
   const uint64_t cpu_now = sim_clock::thread_cpu_if_measured();
   sim_clock::on_reply(reply.now, cpu_now);
+  clock_pending.store((reply.flags & ipc::kReplyClockPending) != 0, std::memory_order_relaxed);
   sync_timer::after_reply(cpu_now, request.op == ipc::Op::Sync);
   channel->exchange_tid.store(0, std::memory_order_relaxed);
   in_exchange = false;
@@ -300,10 +304,10 @@ void abort_waits()
   send_notice(channel_rank | ipc::kNoticeAbortTag);
 }
 
-void resync_if_parked()
+void resync_if_stale()
 {
-  if (channel == nullptr or channel->parked.load(std::memory_order_relaxed) == 0 or in_exchange or
-      state() != State::Attached)
+  if (channel == nullptr or in_exchange or state() != State::Attached or
+      (channel->parked.load(std::memory_order_relaxed) == 0 and not clock_pending.load(std::memory_order_relaxed)))
     return;
   std::unique_lock lock(channel_mutex, std::try_to_lock);
   if (not lock.owns_lock())

@@ -43,12 +43,13 @@ void abort_waits();
 // wait for a deadlock while another thread runs.
 void note_thread_created();
 
-// The server parked this rank while it slept in the kernel (a pipe, a
-// socket, waitpid) and the simulation went on: before the clock is read,
-// a Sync brings it to the simulated time at which the rank woke. Does
-// nothing otherwise (one relaxed load), or when another thread holds the
-// channel (its call does the same).
-void resync_if_parked();
+// The clock is stale: the server parked this rank while it slept in the
+// kernel (a pipe, a socket, waitpid) and the simulation went on, or its last
+// call was answered before its simulated end (a PtlPut answered before the
+// PCIe write of its command). Before the clock is read, a Sync brings it to
+// the simulated time of the rank. Does nothing otherwise (two relaxed loads),
+// or when another thread holds the channel (its call does the same).
+void resync_if_stale();
 
 // For the sync timer (sync_timer.cpp): a Sync exchange from its signal
 // handler, unless this thread is in an exchange already or another thread

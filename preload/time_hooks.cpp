@@ -54,7 +54,7 @@ bool on_simulated_time()
 
 int64_t read_ns(SimClock clock)
 {
-  client::resync_if_parked();
+  client::resync_if_stale();
   int64_t now = sim_clock::now_ns();
   const ipc::ClockConfig& config = client::clock_config();
   return now + (clock == SimClock::Realtime ? config.realtime_epoch_ns : config.monotonic_origin_ns);

@@ -113,6 +113,12 @@ Option<double> g_sync_quantum{"s4bxi/sync-quantum", nullptr,
                               "interrupted and the simulation advances to its time (delivering what lands in its "
                               "memory meanwhile); needs measured compute (not s4bxi/compute:none); 0 disables",
                               0.001};
+Option<bool> g_early_put_answer{"s4bxi/early-put-answer", nullptr,
+                                "Answer PtlPut, PtlGet and the atomics once their arguments are checked, before the "
+                                "PCIe write of their command, when nothing the NIC does can touch the rank's memory "
+                                "meanwhile: the rank goes on during the write, its clock synced at its next call "
+                                "or clock read (same simulated results, one process wake-up less per operation)",
+                                true};
 Option<double> g_stall_notice_after{"s4bxi/stall-notice-after", nullptr,
                                     "Real seconds the simulation waits for a rank's next call before saying what "
                                     "the rank does (blocked in the kernel, or running without calling anything), "
@@ -232,6 +238,7 @@ double cpu_threshold_s() { return g_cpu_threshold.get(); }
 ComputeModel compute_model() { return g_compute.get() == "none" ? ComputeModel::None : ComputeModel::CpuTime; }
 double poll_cost_s() { return g_poll_cost.get(); }
 int poll_block_after() { return g_poll_block.get(); }
+bool early_put_answer() { return g_early_put_answer.get(); }
 double sync_quantum_s() { return g_sync_quantum.get() > 0 ? g_sync_quantum.get() : 0; }
 double park_after_s() { return g_park_after.get() > 0 ? g_park_after.get() : 0; }
 double stall_notice_after_s() { return g_stall_notice_after.get() > 0 ? g_stall_notice_after.get() : 0; }

@@ -18,6 +18,7 @@ double cpu_threshold_s();
 ComputeModel compute_model();
 double poll_cost_s();
 int poll_block_after();
+bool early_put_answer();
 unsigned long poll_deadlock_after();
 double livelock_after_s();
 double stall_notice_after_s();

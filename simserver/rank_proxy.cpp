@@ -9,6 +9,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
+#include <xbt/asserts.h>
 #include <xbt/log.h>
 
 #include <cstdio>
@@ -313,11 +314,29 @@ void RankProxy::operator()()
                                  .rank = static_cast<int>(rank_),
                                  .start = s4u::Engine::get_clock(),
                                  .what = portals::Api::call_name(request.op)});
+    // An operation that is only posted may be answered as soon as its
+    // arguments are checked (s4bxi/early-put-answer, portals/api_data.cpp).
+    bool answered = false;
+    if (request.op == ipc::Op::Put || request.op == ipc::Op::Get || request.op == ipc::Op::Atomic ||
+        request.op == ipc::Op::FetchAtomic || request.op == ipc::Op::Swap)
+      rank.answer_early = [this, &rank, &answered] {
+        answered = true;
+        rank.running_ahead = true;
+        rank.stats.early_answers++;
+        ipc::Reply early{};
+        early.flags = ipc::kReplyClockPending;
+        reply(early);
+      };
     ipc::Reply answer = api_.handle(rank, request);
+    rank.answer_early = nullptr;
+    rank.running_ahead = false;
     if (traced && trace::active != nullptr)
       trace::active->end_call(rank_, s4u::Engine::get_clock());
     rank.current_call = "user code";
-    reply(answer);
+    if (answered)
+      xbt_assert(answer.status == ipc::Status::Ok, "a call answered early failed afterwards");
+    else
+      reply(answer);
   }
 }
 

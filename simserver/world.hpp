@@ -6,6 +6,7 @@
 #include "job/crash_reports.hpp"
 #include "job/livelock_watch.hpp"
 #include "job/rank_processes.hpp"
+#include "nic/memory_work.hpp"
 #include "platform/cluster.hpp"
 #include "portals/objects.hpp"
 #include "portals/handles.hpp"
@@ -15,6 +16,7 @@
 
 #include <array>
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -42,6 +44,7 @@ struct RankStatistics {
   double server_waited_s = 0;
   uint64_t answers = 0;
   uint64_t wake_ups = 0;
+  uint64_t early_answers = 0; // calls answered before their simulated end (s4bxi/early-put-answer)
 };
 
 // Portals node and process ids start at 1: 0 is PTL_NID_ANY and PTL_PID_ANY
@@ -92,6 +95,14 @@ struct RankPortals {
   bool parked = false;
   uint32_t parked_bell = 0;
   RankStatistics stats;
+  // What the NIC will still read or write in this process's memory
+  // (nic/memory_work.hpp).
+  nic::MemoryWork::Count nic_memory_work = std::make_shared<uint32_t>(0);
+  // Set by the rank's proxy while it handles a call that may be answered
+  // before its simulated end (portals/api_data.cpp); answers it. Then, until
+  // the call's end, the process runs ahead of it.
+  std::function<void()> answer_early;
+  bool running_ahead = false;
 
   [[nodiscard]] uint32_t nid() const { return portals_nid(node); }
   portals::NetworkInterface* ni(uint32_t slot) { return slot < nis.size() ? nis[slot].get() : nullptr; }
@@ -128,6 +139,10 @@ struct World {
   // whether a run is slow because its model has many events or because each
   // costs much (the report's engine_rounds).
   uint64_t engine_rounds = 0;
+  // Times the NIC read or wrote the memory of a rank that ran ahead of its
+  // call's end (an early answer): none, unless the model's parameters let a
+  // message sent during a PCIe command write land before the write's end.
+  uint64_t early_answer_overlaps = 0;
 
   // Portals (nid, pid) -> rank, for delivering messages.
   std::map<std::pair<unsigned, uint32_t>, unsigned> by_address;

@@ -35,6 +35,7 @@ struct Totals {
   double server_waited_s = 0;
   uint64_t answers = 0;
   uint64_t wake_ups = 0;
+  uint64_t early_answers = 0;
 };
 
 Totals totals_of(const World& world)
@@ -48,6 +49,7 @@ Totals totals_of(const World& world)
     totals.server_waited_s += rank.stats.server_waited_s;
     totals.answers += rank.stats.answers;
     totals.wake_ups += rank.stats.wake_ups;
+    totals.early_answers += rank.stats.early_answers;
   }
   for (const auto& nic : world.nics) {
     if (not nic)
@@ -175,6 +177,10 @@ void JobControl::write_report(int status, const std::string& stop_reason) const
   out << "  \"server_waiting\": {\"for_ranks_s\": " << totals.server_waited_s << ", \"answers\": " << totals.answers
       << ", \"wake_ups\": " << totals.wake_ups << "},\n";
   out << "  \"engine_rounds\": " << world_.engine_rounds << ",\n";
+  // Calls answered before their simulated end (s4bxi/early-put-answer), and
+  // the NIC's accesses to the memory of a rank running ahead (expected none).
+  out << "  \"early_answers\": {\"calls\": " << totals.early_answers
+      << ", \"memory_accesses_meanwhile\": " << world_.early_answer_overlaps << "},\n";
   out << "  \"memory\": {\"server_max_rss_kb\": " << server_usage.ru_maxrss
       << ", \"rank_max_rss_kb\": " << rank_rss_max
       << ", \"rank_mean_max_rss_kb\": " << (ranks_measured > 0 ? rank_rss_sum / static_cast<double>(ranks_measured) : 0)

@@ -111,6 +111,7 @@ void Nic::complete_operation(MessagePtr message)
   if (op.completed)
     return; // a late answer to an operation that failed or was answered already
   op.completed = true;
+  const MemoryWork::ReleasedAtExit done{op.initiator_memory}; // the reply data, if any, lands below
   note_outcome(op, *message);
   RankPortals& rank = world_.ranks[op.rank];
   portals::NetworkInterface* ni = rank.alive ? rank.ni(op.ni_slot) : nullptr;
@@ -124,6 +125,7 @@ void Nic::complete_operation(MessagePtr message)
     deliver_send_event(op, message->fail);
 
   if (message->kind == Message::Kind::GetResponse) {
+    touch_memory(rank);
     ipc::FailKind fail = message->fail;
     write_to_host(rank.os_pid, op.get.region, op.get.offset, message->payload, message->mlength, fail);
     const bool success = fail == ipc::FailKind::Ok;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "../portals/matching.hpp"
+#include "memory_work.hpp"
 #include "../portals/memory_region.hpp"
 #include "protocol.hpp"
 
@@ -47,6 +48,9 @@ struct InitiatorOp {
   bool send_event_sent = false; // SEND already delivered (small payload, at departure)
   bool buffers_released = false; // its MDs no longer count it as in flight
   bool completed = false;        // its last event is out (answer, failure): later answers are ignored
+  // Held while the NIC may still read the initiator's memory (a DMA read of
+  // the payload) or write it (a Get's or fetching atomic's reply data).
+  MemoryWork initiator_memory;
 
   [[nodiscard]] bool sends_data() const { return op != portals::Operation::Get; }
   [[nodiscard]] bool receives_data() const
@@ -95,6 +99,8 @@ struct Message {
   // Issued by the NIC itself (a released triggered operation): it holds no
   // slot of the host's command queue.
   bool issued_by_nic = false;
+  // A request, until its target's NIC has handled it (memory_work.hpp).
+  MemoryWork target_memory;
 
   // Responses.
   uint64_t mlength = 0;

@@ -95,6 +95,7 @@ void Nic::start()
 
 void Nic::submit(std::unique_ptr<Message> message, uint64_t pio_bytes)
 {
+  take_memory_work(*message);
   if (params_.model_pci_commands) {
     if (pio_bytes > 0) { // PIO: payload to the NIC's scratch memory, fence, then the command
       const double start = s4u::Engine::get_clock();
@@ -124,6 +125,7 @@ void Nic::write_command()
 void Nic::inject(std::unique_ptr<Message> message)
 {
   message->issued_by_nic = true;
+  take_memory_work(*message);
   const int lane = tx_lane(*message);
   queue(message->network()).push_unbounded({MessagePtr(message.release()), false}, lane);
 }
@@ -145,6 +147,8 @@ void Nic::transmit(Message* message)
   const double start = s4u::Engine::get_clock();
   const uint64_t length = message->payload_captured ? message->payload.size() : message->op->length;
   if (not message->payload_captured) {
+    if (message->op)
+      touch_memory(world_.ranks[message->op->rank]);
     message->payload.assign(length, 0);
     if (not portals::read_region(message->payload_pid, message->payload_region, message->payload_offset,
                                  message->payload.data(), params_.copied(length)))

@@ -115,6 +115,11 @@ private:
   void write_to_host(pid_t pid, const portals::MemoryRegion& region, uint64_t offset,
                      const std::vector<unsigned char>& bytes, uint64_t length, ipc::FailKind& fail);
   void deliver_send_event(const InitiatorOp& op, ipc::FailKind fail);
+  // The early answer (memory_work.cpp): a new message takes its units of
+  // the ranks whose memory it will touch; the NIC is about to touch a
+  // rank's memory.
+  void take_memory_work(Message& message);
+  void touch_memory(const RankPortals& rank);
 
   // A source is always received on the same lane, so that its messages are
   // handled in the order they were sent.

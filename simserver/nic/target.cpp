@@ -70,6 +70,8 @@ void Nic::handle_request(MessagePtr message)
 {
   if (not accept_request(*message))
     return; // a duplicate, answered again but not applied twice
+  // Handled: the target's memory is touched below, or never.
+  const MemoryWork::ReleasedAtExit handled{message->target_memory};
   const Operation operation = message->header.op;
   const bool returns_data = operation == Operation::Get || operation == Operation::FetchAtomic;
   auto fail_back = [&](ipc::FailKind fail) {
@@ -78,6 +80,8 @@ void Nic::handle_request(MessagePtr message)
   };
   RankPortals* target = world_.find(portals_nid(node_.nid), message->dst_pid);
   portals::NetworkInterface* ni = target && target->alive ? target->ni(message->ni_slot) : nullptr;
+  if (target != nullptr)
+    touch_memory(*target);
   if (ni == nullptr) {
     fail_back(ipc::FailKind::Undeliverable);
     return;

@@ -226,8 +226,30 @@ Reply Api::issue(RankPortals& rank, std::unique_ptr<nic::Message> message,
     rank.stats.bytes_sent += length;
   }
   detail::hold_buffers(rank, op);
+  answer_before_command(rank, *message);
   world_.nics[rank.node]->submit(std::move(message), pio_bytes); // a Get request is a header only
   return status(Status::Ok);
+}
+
+// The call can no longer fail: the process may go on during the PCIe write of
+// the command (and of a PIO payload) when nothing the NIC does can read or
+// write its memory meanwhile (nic/memory_work.hpp), as nothing else of the
+// simulation can reach the process. Its clock is synced at its next call, or
+// before it reads it. Not when the NIC reads the payload by DMA as soon as the
+// command is in (the process could change it first), nor while a triggered
+// operation of the rank is pending (an event of the NIC could release it, and
+// it would read the rank's memory).
+void Api::answer_before_command(RankPortals& rank, const nic::Message& message)
+{
+  if (not rank.answer_early || not options::early_put_answer() || *rank.nic_memory_work != 0 ||
+      message.needs_dma_read || not world_.nics[rank.node]->parameters().model_pci_commands)
+    return;
+  for (const auto& ni : rank.nis)
+    if (ni && ni->triggered_ops > 0)
+      return;
+  auto answer = std::move(rank.answer_early);
+  rank.answer_early = nullptr;
+  answer();
 }
 
 Reply Api::put(RankPortals& rank, const ipc::PutArgs& args)
