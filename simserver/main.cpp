@@ -188,6 +188,7 @@ int main(int argc, char** argv)
   }
   for (const auto& node : world.nodes)
     world.nics[node.nid]->start();
+  nic::judge_early_answers(world.nics);
 
   portals::Api api(world);
   job::JobControl control(world, launch->report_path, wall_start);

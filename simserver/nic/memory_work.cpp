@@ -3,11 +3,57 @@
 // reads or writes the memory of a rank that runs ahead of its call's end.
 #include "nic.hpp"
 
+#include "../model_options.hpp"
+
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
 #include <xbt/log.h>
+
+#include <algorithm>
+#include <limits>
 
 XBT_LOG_EXTERNAL_DEFAULT_CATEGORY(s4bxi_nic);
 
 namespace s4bxi::nic {
+
+namespace {
+
+// A command's PCIe write from the node's CPU to its NIC with nothing else on
+// the bus: the route's latency, and the command at its narrowest bandwidth.
+double fastest_command_write_s(const platform::Node& node)
+{
+  std::vector<simgrid::s4u::Link*> links;
+  double latency = 0;
+  node.cpu->route_to(node.nic, links, &latency);
+  double bandwidth = std::numeric_limits<double>::infinity();
+  for (const auto* link : links)
+    bandwidth = std::min(bandwidth, link->get_bandwidth());
+  return latency + static_cast<double>(options::header_bytes()) / bandwidth;
+}
+
+} // namespace
+
+// A request sent by another process once this one was answered lands here
+// after the RX engine's delay, which follows its own command write (or, for a
+// triggered operation, its release) and TX delay; the wire is left out, as if
+// it took no time. If even that comes after the end of this node's fastest
+// command write, nothing sent meanwhile lands during it (a write slowed down
+// by other traffic on the bus could still last longer: Nic::touch_memory).
+void judge_early_answers(const std::vector<std::unique_ptr<Nic>>& nics)
+{
+  double earliest_command = std::numeric_limits<double>::infinity();
+  double earliest_release = std::numeric_limits<double>::infinity();
+  for (const auto& nic : nics) {
+    const double tx = nic->params_.tx_delay_s;
+    earliest_command = std::min(earliest_command, fastest_command_write_s(nic->node_) + tx);
+    earliest_release = std::min(earliest_release, tx);
+  }
+  for (const auto& nic : nics) {
+    const double write = fastest_command_write_s(nic->node_);
+    nic->early_answers_exact_ = write < earliest_command + nic->params_.rx_delay_s;
+    nic->early_answers_exact_with_triggered_ = write < earliest_release + nic->params_.rx_delay_s;
+  }
+}
 
 void Nic::take_memory_work(Message& message)
 {

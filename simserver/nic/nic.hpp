@@ -58,6 +58,17 @@ public:
   void inject(std::unique_ptr<Message> message);
 
   [[nodiscard]] const NicStatistics& statistics() const { return statistics_; }
+
+  // The early answer (memory_work.hpp) is exact on this node when a message
+  // sent during a command's PCIe write cannot land here before the write
+  // ends: decided once for all NICs by judge_early_answers. `triggered`: a
+  // triggered operation (released by the NIC, with no command write of its
+  // own) may be sent meanwhile.
+  [[nodiscard]] bool early_answers_exact(bool triggered) const
+  {
+    return triggered ? early_answers_exact_with_triggered_ : early_answers_exact_;
+  }
+  friend void judge_early_answers(const std::vector<std::unique_ptr<Nic>>& nics);
   [[nodiscard]] const NicParameters& parameters() const { return params_; }
 
 private:
@@ -138,6 +149,10 @@ private:
   std::array<std::vector<simgrid::s4u::Mailbox*>, kVirtualNetworks> inboxes_{};
   E2eState e2e_;
   NicStatistics statistics_;
+  bool early_answers_exact_ = false;
+  bool early_answers_exact_with_triggered_ = false;
 };
+
+void judge_early_answers(const std::vector<std::unique_ptr<Nic>>& nics);
 
 } // namespace s4bxi::nic

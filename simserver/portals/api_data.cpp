@@ -241,8 +241,10 @@ Reply Api::issue(RankPortals& rank, std::unique_ptr<nic::Message> message,
 // it would read the rank's memory).
 void Api::answer_before_command(RankPortals& rank, const nic::Message& message)
 {
+  const nic::Nic& nic = *world_.nics[rank.node];
   if (not rank.answer_early || not options::early_put_answer() || *rank.nic_memory_work != 0 ||
-      message.needs_dma_read || not world_.nics[rank.node]->parameters().model_pci_commands)
+      message.needs_dma_read || not nic.parameters().model_pci_commands ||
+      not nic.early_answers_exact(RankPortals::triggered_operations_used))
     return;
   for (const auto& ni : rank.nis)
     if (ni && ni->triggered_ops > 0)

@@ -1,0 +1,129 @@
+// The early answer of PtlPut, PtlGet and the atomics (s4bxi/early-put-answer):
+// a process goes on during the PCIe write of its call's command when the NIC
+// cannot touch its memory meanwhile. Nothing the program or the model shows
+// may change: the clock after the call, and every simulated event.
+#include "e2e_test.hpp"
+#include "json_lite.hpp"
+
+#include <sstream>
+
+namespace e2e {
+namespace {
+
+class EarlyAnswer : public E2ETest {
+protected:
+    struct Outcome {
+        RunResult result;
+        std::string events; // the trace's events.csv
+        double early_calls = -1;
+        double memory_accesses = -1;
+    };
+
+    // The job, with compute off (deterministic) and early answers on or off.
+    Outcome run_with(bool early, const std::vector<std::string> &job)
+    {
+        TempDir dir;
+        std::vector<std::string> args{"--cfg=s4bxi/compute:none",
+                                      std::string("--cfg=s4bxi/early-put-answer:") + (early ? "yes" : "no"),
+                                      "--trace", dir.file("trace"), "--report", dir.file("run.json")};
+        args.insert(args.end(), job.begin(), job.end());
+        Outcome outcome;
+        outcome.result = run(args);
+        outcome.events = read_file(dir.file("trace") + "/events.csv");
+        std::string error;
+        auto doc = json::parse(read_file(dir.file("run.json")), &error);
+        EXPECT_TRUE(doc.has_value()) << error << "\n" << describe(outcome.result);
+        if (doc.has_value()) {
+            const json::Value *early_answers = doc->get("early_answers");
+            EXPECT_TRUE(early_answers && early_answers->is_object()) << read_file(dir.file("run.json"));
+            if (early_answers && early_answers->is_object()) {
+                outcome.early_calls = early_answers->get("calls")->number;
+                outcome.memory_accesses = early_answers->get("memory_accesses_meanwhile")->number;
+            }
+        }
+        return outcome;
+    }
+
+    static std::string lines_with(const std::string &text, const std::string &what)
+    {
+        std::istringstream in(text);
+        std::string line, kept;
+        while (std::getline(in, line))
+            if (line.find(what) != std::string::npos)
+                kept += line + "\n";
+        return kept;
+    }
+};
+
+TEST_F(EarlyAnswer, ClockReadRightAfterTheCallShowsItsEnd)
+{
+    // clock_after_put fails by itself when the clock does not include the
+    // command's PCIe write.
+    const Outcome on = run_with(true, {"-n", "2", program("clock_after_put")});
+    const Outcome off = run_with(false, {"-n", "2", program("clock_after_put")});
+    expect_success(on.result, 2);
+    expect_success(off.result, 2);
+    EXPECT_TRUE(contains(on.result.out, "clock_after_put: rank 0: all checks passed")) << describe(on.result);
+    EXPECT_GT(on.early_calls, 0) << "no call was answered early: the test shows nothing";
+    EXPECT_EQ(off.early_calls, 0);
+    EXPECT_EQ(lines_with(on.result.out, " took "), lines_with(off.result.out, " took "));
+    EXPECT_FALSE(lines_with(on.result.out, " took ").empty()) << describe(on.result);
+    EXPECT_EQ(on.events, off.events);
+}
+
+TEST_F(EarlyAnswer, EverySimulatedEventIsTheSameWithAndWithout)
+{
+    const std::string bench = std::string(E2E_BINARY_DIR) + "/bench/";
+    const std::vector<std::vector<std::string>> jobs{
+        // More ranks than cores, many Puts answered early.
+        {"-n", "16", "--platform", "fattree:2;4,4;1,2;1,2", bench + "put_ring", "10", "8"},
+        // Payloads read by DMA (never answered early) and small ones.
+        {"-n", "2", bench + "put_pingpong", "20", "65536"},
+        {"-n", "8", program("atomic_contention")},
+        {"-n", "4", program("triggered_ops")},
+        {"-n", "2", program("put_get_integrity")},
+    };
+    bool any_early = false;
+    for (const auto &job : jobs) {
+        const Outcome on = run_with(true, job);
+        const Outcome off = run_with(false, job);
+        SCOPED_TRACE(on.result.command);
+        EXPECT_EQ(on.result.exit_code, 0) << describe(on.result);
+        EXPECT_EQ(off.result.exit_code, 0) << describe(off.result);
+        EXPECT_FALSE(on.events.empty());
+        EXPECT_TRUE(on.events == off.events) << "the traces differ with early answers";
+        EXPECT_EQ(on.memory_accesses, 0) << "the NIC touched the memory of a rank running ahead";
+        const auto on_summary = parse_summary(on.result.err);
+        const auto off_summary = parse_summary(off.result.err);
+        ASSERT_TRUE(on_summary && off_summary) << describe(on.result) << describe(off.result);
+        EXPECT_EQ(on_summary->simulated_s, off_summary->simulated_s);
+        any_early = any_early || on.early_calls > 0;
+    }
+    EXPECT_TRUE(any_early);
+}
+
+// Node 0's PCIe link is slow (20 us of latency): a Put that rank 1 sends
+// while rank 0 writes its command lands before that write ends. Rank 0 must
+// then not be answered early; rank 1, whose write is the fast one, may be.
+TEST_F(EarlyAnswer, NodeWhosePcieWriteOutlastsAMessagesWayIsNotAnsweredEarly)
+{
+    TempDir dir;
+    const std::string xml = dir.file("slow-pcie.xml");
+    std::string platform = read_file(std::string(E2E_BINARY_DIR) + "/share/s4bxi/platforms/two-nodes.xml");
+    const std::string link = R"(<link id="node0_pci" bandwidth="15.75GBps" latency="250ns")";
+    const auto at = platform.find(link);
+    ASSERT_NE(at, std::string::npos) << "two-nodes.xml changed";
+    platform.replace(at, link.size(), R"(<link id="node0_pci" bandwidth="15.75GBps" latency="20us")");
+    write_file(xml, platform);
+    const Outcome on = run_with(true, {"-n", "2", "--platform", xml, program("slow_command_write")});
+    const Outcome off = run_with(false, {"-n", "2", "--platform", xml, program("slow_command_write")});
+    expect_success(on.result, 2);
+    expect_success(off.result, 2);
+    EXPECT_EQ(on.memory_accesses, 0) << "rank 0 ran while rank 1's Put landed in its memory\n" << describe(on.result);
+    EXPECT_FALSE(contains(on.result.err, "ran ahead")) << describe(on.result);
+    EXPECT_GT(on.early_calls, 0) << "rank 1 was not answered early: the test shows nothing";
+    EXPECT_TRUE(on.events == off.events) << "the traces differ with early answers";
+}
+
+} // namespace
+} // namespace e2e
