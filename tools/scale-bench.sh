@@ -7,10 +7,18 @@
 # say what one process wake-up costs on this machine right now.
 # Not a test: the figures depend on the machine and its load; the wall time
 # per Put is the median of three runs (one above 1,024 ranks).
-# Usage: tools/scale-bench.sh [rank counts...]   (default: 2 16 64 256 1024)
+# Usage: tools/scale-bench.sh [--cfg=NAME:VALUE...] [rank counts...]   (default: 2 16 64 256 1024)
+# (--cfg options go to every run, e.g. --cfg=s4bxi/early-put-answer:no to compare)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-counts=("$@")
+counts=()
+options=()
+for arg in "$@"; do
+  case "$arg" in
+    --cfg=*) options+=("$arg") ;;
+    *) counts+=("$arg") ;;
+  esac
+done
 [ ${#counts[@]} -gt 0 ] || counts=(2 16 64 256 1024)
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
@@ -51,13 +59,13 @@ for ranks in "${counts[@]}"; do
   # About 20,000 simulated Puts per measurement, at least 4 rounds.
   rounds=$((20000 / ranks)); [ "$rounds" -ge 4 ] || rounds=4
   start=$(now)
-  "$run" -n "$ranks" --platform "$platform" --cfg=s4bxi/compute:none --report "$work/empty.json" \
+  "$run" -n "$ranks" --platform "$platform" --cfg=s4bxi/compute:none "${options[@]}" --report "$work/empty.json" \
     build/bench/put_ring 0 > /dev/null 2>&1
   end=$(now)
   repeats=3; [ "$ranks" -le 1024 ] || repeats=1
   : > "$work/per_put"
   for _ in $(seq "$repeats"); do
-    "$run" -n "$ranks" --platform "$platform" --cfg=s4bxi/compute:none --report "$work/ring.json" \
+    "$run" -n "$ranks" --platform "$platform" --cfg=s4bxi/compute:none "${options[@]}" --report "$work/ring.json" \
       build/bench/put_ring "$rounds" 8 > "$work/ring.out" 2> "$work/ring.err" || { cat "$work/ring.err"; exit 1; }
     sed -n 's/.*wall \([0-9.]*\) us per simulated Put/\1/p' "$work/ring.out" >> "$work/per_put"
   done
