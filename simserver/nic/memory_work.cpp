@@ -18,17 +18,11 @@ namespace s4bxi::nic {
 
 namespace {
 
-// A command's PCIe write from the node's CPU to its NIC with nothing else on
-// the bus: the route's latency, and the command at its narrowest bandwidth.
-double fastest_command_write_s(const platform::Node& node)
+// A write of `bytes` over PCIe with nothing else on the bus: the route's
+// latency, and the bytes at its narrowest bandwidth.
+double fastest_write_s(double latency_s, double narrowest_Bps, uint64_t bytes)
 {
-  std::vector<simgrid::s4u::Link*> links;
-  double latency = 0;
-  node.cpu->route_to(node.nic, links, &latency);
-  double bandwidth = std::numeric_limits<double>::infinity();
-  for (const auto* link : links)
-    bandwidth = std::min(bandwidth, link->get_bandwidth());
-  return latency + static_cast<double>(options::header_bytes()) / bandwidth;
+  return latency_s + static_cast<double>(bytes) / narrowest_Bps;
 }
 
 } // namespace
@@ -36,23 +30,38 @@ double fastest_command_write_s(const platform::Node& node)
 // A request sent by another process once this one was answered lands here
 // after the RX engine's delay, which follows its own command write (or, for a
 // triggered operation, its release) and TX delay; the wire is left out, as if
-// it took no time. If even that comes after the end of this node's fastest
-// command write, nothing sent meanwhile lands during it (a write slowed down
-// by other traffic on the bus could still last longer: Nic::touch_memory).
+// it took no time. If even that comes after the end of this node's writes of
+// a command (and its PIO payload) with nothing else on the bus, nothing sent
+// meanwhile lands during them (writes slowed down by other traffic on the
+// bus could still last longer: Nic::touch_memory).
 void judge_early_answers(const std::vector<std::unique_ptr<Nic>>& nics)
 {
+  const auto header = static_cast<uint64_t>(options::header_bytes());
   double earliest_command = std::numeric_limits<double>::infinity();
   double earliest_release = std::numeric_limits<double>::infinity();
   for (const auto& nic : nics) {
+    std::vector<simgrid::s4u::Link*> links;
+    nic->node_.cpu->route_to(nic->node_.nic, links, &nic->pcie_latency_s_);
+    nic->pcie_narrowest_Bps_ = std::numeric_limits<double>::infinity();
+    for (const auto* link : links)
+      nic->pcie_narrowest_Bps_ = std::min(nic->pcie_narrowest_Bps_, link->get_bandwidth());
     const double tx = nic->params_.tx_delay_s;
-    earliest_command = std::min(earliest_command, fastest_command_write_s(nic->node_) + tx);
+    earliest_command =
+        std::min(earliest_command, fastest_write_s(nic->pcie_latency_s_, nic->pcie_narrowest_Bps_, header) + tx);
     earliest_release = std::min(earliest_release, tx);
   }
   for (const auto& nic : nics) {
-    const double write = fastest_command_write_s(nic->node_);
-    nic->early_answers_exact_ = write < earliest_command + nic->params_.rx_delay_s;
-    nic->early_answers_exact_with_triggered_ = write < earliest_release + nic->params_.rx_delay_s;
+    nic->earliest_landing_after_command_s_ = earliest_command + nic->params_.rx_delay_s;
+    nic->earliest_landing_after_release_s_ = earliest_release + nic->params_.rx_delay_s;
   }
+}
+
+bool Nic::early_answer_exact(uint64_t pio_bytes, bool triggered) const
+{
+  double writes = fastest_write_s(pcie_latency_s_, pcie_narrowest_Bps_, static_cast<uint64_t>(options::header_bytes()));
+  if (pio_bytes > 0)
+    writes += fastest_write_s(pcie_latency_s_, pcie_narrowest_Bps_, pio_bytes);
+  return writes < (triggered ? earliest_landing_after_release_s_ : earliest_landing_after_command_s_);
 }
 
 void Nic::take_memory_work(Message& message)

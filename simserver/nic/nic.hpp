@@ -59,15 +59,12 @@ public:
 
   [[nodiscard]] const NicStatistics& statistics() const { return statistics_; }
 
-  // The early answer (memory_work.hpp) is exact on this node when a message
-  // sent during a command's PCIe write cannot land here before the write
-  // ends: decided once for all NICs by judge_early_answers. `triggered`: a
-  // triggered operation (released by the NIC, with no command write of its
-  // own) may be sent meanwhile.
-  [[nodiscard]] bool early_answers_exact(bool triggered) const
-  {
-    return triggered ? early_answers_exact_with_triggered_ : early_answers_exact_;
-  }
+  // The early answer (memory_work.hpp) is exact for a command (with
+  // `pio_bytes` of payload written before it) when a message sent during
+  // their PCIe writes cannot land here before the writes end (bounds set once
+  // for all NICs by judge_early_answers). `triggered`: a triggered operation
+  // (released by a NIC, with no command write of its own) may be sent meanwhile.
+  [[nodiscard]] bool early_answer_exact(uint64_t pio_bytes, bool triggered) const;
   friend void judge_early_answers(const std::vector<std::unique_ptr<Nic>>& nics);
   [[nodiscard]] const NicParameters& parameters() const { return params_; }
 
@@ -149,8 +146,12 @@ private:
   std::array<std::vector<simgrid::s4u::Mailbox*>, kVirtualNetworks> inboxes_{};
   E2eState e2e_;
   NicStatistics statistics_;
-  bool early_answers_exact_ = false;
-  bool early_answers_exact_with_triggered_ = false;
+  // The PCIe route from the node's CPU (memory_work.cpp), and the earliest a
+  // message sent now can land here: after a command write, or after a release.
+  double pcie_latency_s_ = 0;
+  double pcie_narrowest_Bps_ = 0;
+  double earliest_landing_after_command_s_ = 0;
+  double earliest_landing_after_release_s_ = 0;
 };
 
 void judge_early_answers(const std::vector<std::unique_ptr<Nic>>& nics);

@@ -106,7 +106,7 @@ private:
                    std::span<const unsigned char> inline_payload = {});
   // s4bxi/early-put-answer: answers the call now when the rank may run
   // during its command's PCIe write.
-  void answer_before_command(RankPortals& rank, const nic::Message& message);
+  void answer_before_command(RankPortals& rank, const nic::Message& message, uint64_t pio_bytes);
   ipc::Reply put(RankPortals& rank, const ipc::PutArgs& args);
   ipc::Reply get(RankPortals& rank, const ipc::GetArgs& args);
   ipc::Reply atomic(RankPortals& rank, const ipc::AtomicArgs& args, Operation op, bool swap);

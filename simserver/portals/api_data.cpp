@@ -226,7 +226,7 @@ Reply Api::issue(RankPortals& rank, std::unique_ptr<nic::Message> message,
     rank.stats.bytes_sent += length;
   }
   detail::hold_buffers(rank, op);
-  answer_before_command(rank, *message);
+  answer_before_command(rank, *message, pio_bytes);
   world_.nics[rank.node]->submit(std::move(message), pio_bytes); // a Get request is a header only
   return status(Status::Ok);
 }
@@ -239,12 +239,12 @@ Reply Api::issue(RankPortals& rank, std::unique_ptr<nic::Message> message,
 // command is in (the process could change it first), nor while a triggered
 // operation of the rank is pending (an event of the NIC could release it, and
 // it would read the rank's memory).
-void Api::answer_before_command(RankPortals& rank, const nic::Message& message)
+void Api::answer_before_command(RankPortals& rank, const nic::Message& message, uint64_t pio_bytes)
 {
   const nic::Nic& nic = *world_.nics[rank.node];
   if (not rank.answer_early || not options::early_put_answer() || *rank.nic_memory_work != 0 ||
       message.needs_dma_read || not nic.parameters().model_pci_commands ||
-      not nic.early_answers_exact(RankPortals::triggered_operations_used))
+      not nic.early_answer_exact(pio_bytes, RankPortals::triggered_operations_used))
     return;
   for (const auto& ni : rank.nis)
     if (ni && ni->triggered_ops > 0)

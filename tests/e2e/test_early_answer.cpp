@@ -115,14 +115,35 @@ TEST_F(EarlyAnswer, NodeWhosePcieWriteOutlastsAMessagesWayIsNotAnsweredEarly)
     ASSERT_NE(at, std::string::npos) << "two-nodes.xml changed";
     platform.replace(at, link.size(), R"(<link id="node0_pci" bandwidth="15.75GBps" latency="20us")");
     write_file(xml, platform);
-    const Outcome on = run_with(true, {"-n", "2", "--platform", xml, program("slow_command_write")});
-    const Outcome off = run_with(false, {"-n", "2", "--platform", xml, program("slow_command_write")});
+    const Outcome on = run_with(true, {"-n", "2", "--platform", xml, program("put_during_put"), "3000", "8"});
+    const Outcome off = run_with(false, {"-n", "2", "--platform", xml, program("put_during_put"), "3000", "8"});
     expect_success(on.result, 2);
     expect_success(off.result, 2);
     EXPECT_EQ(on.memory_accesses, 0) << "rank 0 ran while rank 1's Put landed in its memory\n" << describe(on.result);
     EXPECT_FALSE(contains(on.result.err, "ran ahead")) << describe(on.result);
     EXPECT_GT(on.early_calls, 0) << "rank 1 was not answered early: the test shows nothing";
     EXPECT_TRUE(on.events == off.events) << "the traces differ with early answers";
+}
+
+// Two ranks on one node: rank 1's 8 B Put crosses no wire, so it can land
+// 465 ns after it was posted; rank 0's PtlPut of 200 B writes its PIO payload
+// then its command, 513 ns. Rank 0 must not run during them when rank 1 posts
+// its Put meanwhile, whatever the delay between the two.
+TEST_F(EarlyAnswer, PioPayloadIsPartOfTheWritesARankCannotRunDuring)
+{
+    bool any_early = false;
+    for (int delay_ns = 0; delay_ns <= 400; delay_ns += 20) {
+        const std::vector<std::string> job{"-n", "2", "--ppn", "2", "--placement", "block",
+                                           program("put_during_put"), std::to_string(delay_ns), "200"};
+        const Outcome on = run_with(true, job);
+        const Outcome off = run_with(false, job);
+        SCOPED_TRACE("rank 1 Puts " + std::to_string(delay_ns) + " ns after rank 0");
+        EXPECT_EQ(on.result.exit_code, 0) << describe(on.result);
+        EXPECT_EQ(on.memory_accesses, 0) << "rank 0 ran while rank 1's Put landed in its memory";
+        EXPECT_TRUE(on.events == off.events) << "the traces differ with early answers";
+        any_early = any_early || on.early_calls > 0;
+    }
+    EXPECT_TRUE(any_early);
 }
 
 } // namespace
