@@ -47,6 +47,9 @@ public:
 
   void release_slot() { free_slots_->release(); }
 
+  // Slots free now (no simcall).
+  [[nodiscard]] int free_slots() const { return free_slots_->get_capacity(); }
+
 private:
   struct Lane {
     simgrid::s4u::SemaphorePtr items;

@@ -53,11 +53,18 @@ void judge_early_answers(const std::vector<std::unique_ptr<Nic>>& nics)
   for (const auto& nic : nics) {
     nic->earliest_landing_after_command_s_ = earliest_command + nic->params_.rx_delay_s;
     nic->earliest_landing_after_release_s_ = earliest_release + nic->params_.rx_delay_s;
+    nic->ranks_on_node_ = static_cast<int>(std::count_if(nic->world_.ranks.begin(), nic->world_.ranks.end(),
+                                                         [&nic](const RankPortals& rank) { return rank.node == nic->node_.nid; }));
   }
 }
 
-bool Nic::early_answer_exact(uint64_t pio_bytes, bool triggered) const
+bool Nic::early_answer_exact(uint64_t pio_bytes, bool triggered)
 {
+  // A full command queue would hold the command back after its write, for
+  // as long as the NIC takes to free a slot: the rank would run meanwhile.
+  // Every rank of the node may push one command during the write.
+  if (queue(VirtualNetwork::Request).free_slots() < ranks_on_node_)
+    return false;
   double writes = fastest_write_s(pcie_latency_s_, pcie_narrowest_Bps_, static_cast<uint64_t>(options::header_bytes()));
   if (pio_bytes > 0)
     writes += fastest_write_s(pcie_latency_s_, pcie_narrowest_Bps_, pio_bytes);

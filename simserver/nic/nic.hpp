@@ -64,7 +64,7 @@ public:
   // their PCIe writes cannot land here before the writes end (bounds set once
   // for all NICs by judge_early_answers). `triggered`: a triggered operation
   // (released by a NIC, with no command write of its own) may be sent meanwhile.
-  [[nodiscard]] bool early_answer_exact(uint64_t pio_bytes, bool triggered) const;
+  [[nodiscard]] bool early_answer_exact(uint64_t pio_bytes, bool triggered);
   friend void judge_early_answers(const std::vector<std::unique_ptr<Nic>>& nics);
   [[nodiscard]] const NicParameters& parameters() const { return params_; }
 
@@ -152,6 +152,7 @@ private:
   double pcie_narrowest_Bps_ = 0;
   double earliest_landing_after_command_s_ = 0;
   double earliest_landing_after_release_s_ = 0;
+  int ranks_on_node_ = 0; // each has at most one command on its way into the queue
 };
 
 void judge_early_answers(const std::vector<std::unique_ptr<Nic>>& nics);

@@ -241,7 +241,7 @@ Reply Api::issue(RankPortals& rank, std::unique_ptr<nic::Message> message,
 // it would read the rank's memory).
 void Api::answer_before_command(RankPortals& rank, const nic::Message& message, uint64_t pio_bytes)
 {
-  const nic::Nic& nic = *world_.nics[rank.node];
+  nic::Nic& nic = *world_.nics[rank.node];
   if (not rank.answer_early || not options::early_put_answer() || *rank.nic_memory_work != 0 ||
       message.needs_dma_read || not nic.parameters().model_pci_commands ||
       not nic.early_answer_exact(pio_bytes, RankPortals::triggered_operations_used))

@@ -146,5 +146,25 @@ TEST_F(EarlyAnswer, PioPayloadIsPartOfTheWritesARankCannotRunDuring)
     EXPECT_TRUE(any_early);
 }
 
+// Rank 1 fills its node's command queue with 64 KiB Puts; rank 0, on the
+// same node, posts an 8 B Put 40 us later, whose command then waits for a
+// free slot after its PCIe write; rank 2 Puts into rank 0's memory meanwhile.
+// Rank 0 must not run while its command waits.
+TEST_F(EarlyAnswer, CommandWaitingForAFullQueueIsNotAnsweredEarly)
+{
+    for (int rank2_us = 41; rank2_us <= 47; rank2_us += 2) {
+        const std::vector<std::string> job{"-n", "3", "--ppn", "2", "--placement", "block", "--platform",
+                                           "fattree:1;3;1;1", program("put_into_full_queue"), "40000",
+                                           std::to_string(rank2_us * 1000)};
+        const Outcome on = run_with(true, job);
+        const Outcome off = run_with(false, job);
+        SCOPED_TRACE("rank 2 Puts " + std::to_string(rank2_us) + " us after the barrier");
+        EXPECT_EQ(on.result.exit_code, 0) << describe(on.result);
+        EXPECT_EQ(on.memory_accesses, 0) << "rank 0 ran while rank 2's Put landed in its memory";
+        EXPECT_TRUE(on.events == off.events) << "the traces differ with early answers";
+        EXPECT_GT(on.early_calls, 0);
+    }
+}
+
 } // namespace
 } // namespace e2e
