@@ -188,7 +188,7 @@ int main(int argc, char** argv)
   }
   for (const auto& node : world.nodes)
     world.nics[node.nid]->start();
-  nic::judge_early_answers(world.nics);
+  nic::judge_early_answers(world);
 
   portals::Api api(world);
   job::JobControl control(world, launch->report_path, wall_start);

@@ -143,8 +143,9 @@ struct World {
   // costs much (the report's engine_rounds).
   uint64_t engine_rounds = 0;
   // Times the NIC read or wrote the memory of a rank that ran ahead of its
-  // call's end (an early answer): none, unless the model's parameters let a
-  // message sent during a PCIe command write land before the write's end.
+  // call's end (an early answer): none, unless other traffic on the PCIe bus
+  // slowed a command write beyond the fastest way of a message sent meanwhile
+  // (nic/memory_work.cpp).
   uint64_t early_answer_overlaps = 0;
 
   // Portals (nid, pid) -> rank, for delivering messages.

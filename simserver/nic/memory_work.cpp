@@ -34,8 +34,9 @@ double fastest_write_s(double latency_s, double narrowest_Bps, uint64_t bytes)
 // a command (and its PIO payload) with nothing else on the bus, nothing sent
 // meanwhile lands during them (writes slowed down by other traffic on the
 // bus could still last longer: Nic::touch_memory).
-void judge_early_answers(const std::vector<std::unique_ptr<Nic>>& nics)
+void judge_early_answers(World& world)
 {
+  const auto& nics = world.nics;
   const auto header = static_cast<uint64_t>(options::header_bytes());
   double earliest_command = std::numeric_limits<double>::infinity();
   double earliest_release = std::numeric_limits<double>::infinity();
@@ -45,17 +46,18 @@ void judge_early_answers(const std::vector<std::unique_ptr<Nic>>& nics)
     nic->pcie_narrowest_Bps_ = std::numeric_limits<double>::infinity();
     for (const auto* link : links)
       nic->pcie_narrowest_Bps_ = std::min(nic->pcie_narrowest_Bps_, link->get_bandwidth());
+    nic->command_write_s_ = fastest_write_s(nic->pcie_latency_s_, nic->pcie_narrowest_Bps_, header);
     const double tx = nic->params_.tx_delay_s;
-    earliest_command =
-        std::min(earliest_command, fastest_write_s(nic->pcie_latency_s_, nic->pcie_narrowest_Bps_, header) + tx);
+    earliest_command = std::min(earliest_command, nic->command_write_s_ + tx);
     earliest_release = std::min(earliest_release, tx);
   }
   for (const auto& nic : nics) {
     nic->earliest_landing_after_command_s_ = earliest_command + nic->params_.rx_delay_s;
     nic->earliest_landing_after_release_s_ = earliest_release + nic->params_.rx_delay_s;
-    nic->ranks_on_node_ = static_cast<int>(std::count_if(nic->world_.ranks.begin(), nic->world_.ranks.end(),
-                                                         [&nic](const RankPortals& rank) { return rank.node == nic->node_.nid; }));
+    nic->ranks_on_node_ = 0;
   }
+  for (const auto& rank : world.ranks)
+    nics[rank.node]->ranks_on_node_++;
 }
 
 bool Nic::early_answer_exact(uint64_t pio_bytes, bool triggered)
@@ -65,7 +67,7 @@ bool Nic::early_answer_exact(uint64_t pio_bytes, bool triggered)
   // Every rank of the node may push one command during the write.
   if (queue(VirtualNetwork::Request).free_slots() < ranks_on_node_)
     return false;
-  double writes = fastest_write_s(pcie_latency_s_, pcie_narrowest_Bps_, static_cast<uint64_t>(options::header_bytes()));
+  double writes = command_write_s_;
   if (pio_bytes > 0)
     writes += fastest_write_s(pcie_latency_s_, pcie_narrowest_Bps_, pio_bytes);
   return writes < (triggered ? earliest_landing_after_release_s_ : earliest_landing_after_command_s_);

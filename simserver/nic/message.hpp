@@ -5,8 +5,8 @@
 #pragma once
 
 #include "../portals/matching.hpp"
-#include "memory_work.hpp"
 #include "../portals/memory_region.hpp"
+#include "memory_work.hpp"
 #include "protocol.hpp"
 
 #include <boost/intrusive_ptr.hpp>

@@ -65,7 +65,7 @@ public:
   // for all NICs by judge_early_answers). `triggered`: a triggered operation
   // (released by a NIC, with no command write of its own) may be sent meanwhile.
   [[nodiscard]] bool early_answer_exact(uint64_t pio_bytes, bool triggered);
-  friend void judge_early_answers(const std::vector<std::unique_ptr<Nic>>& nics);
+  friend void judge_early_answers(World& world);
   [[nodiscard]] const NicParameters& parameters() const { return params_; }
 
 private:
@@ -150,11 +150,12 @@ private:
   // message sent now can land here: after a command write, or after a release.
   double pcie_latency_s_ = 0;
   double pcie_narrowest_Bps_ = 0;
+  double command_write_s_ = 0; // a command's, with nothing else on the bus
   double earliest_landing_after_command_s_ = 0;
   double earliest_landing_after_release_s_ = 0;
   int ranks_on_node_ = 0; // each has at most one command on its way into the queue
 };
 
-void judge_early_answers(const std::vector<std::unique_ptr<Nic>>& nics);
+void judge_early_answers(World& world);
 
 } // namespace s4bxi::nic
