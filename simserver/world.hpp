@@ -114,9 +114,6 @@ struct RankPortals {
   // How many times any rank was notified (portals/poll_sentinel.cpp: a
   // notified rank may run).
   static inline uint64_t notifications = 0;
-  // Whether any rank registered a triggered operation (the early answer then
-  // allows for messages the NICs send without a command, nic/memory_work.cpp).
-  static inline bool triggered_operations_used = false;
   // The call will wait for other ranks or for simulated time: let the process
   // sleep instead of spinning on a CPU that those ranks need.
   void expect_long_wait() const

@@ -28,9 +28,9 @@ double fastest_write_s(double latency_s, double narrowest_Bps, uint64_t bytes)
 } // namespace
 
 // A request sent by another process once this one was answered lands here
-// after the RX engine's delay, which follows its own command write (or, for a
-// triggered operation, its release) and TX delay; the wire is left out, as if
-// it took no time. If even that comes after the end of this node's writes of
+// after the RX engine's delay, which follows its own command write (a
+// triggered operation's registration is one too) and TX delay; the wire is
+// left out, as if it took no time. If even that comes after the end of this node's writes of
 // a command (and its PIO payload) with nothing else on the bus, nothing sent
 // meanwhile lands during them (writes slowed down by other traffic on the
 // bus could still last longer: Nic::touch_memory).
@@ -39,7 +39,6 @@ void judge_early_answers(World& world)
   const auto& nics = world.nics;
   const auto header = static_cast<uint64_t>(options::header_bytes());
   double earliest_command = std::numeric_limits<double>::infinity();
-  double earliest_release = std::numeric_limits<double>::infinity();
   for (const auto& nic : nics) {
     std::vector<simgrid::s4u::Link*> links;
     nic->node_.cpu->route_to(nic->node_.nic, links, &nic->pcie_latency_s_);
@@ -47,20 +46,17 @@ void judge_early_answers(World& world)
     for (const auto* link : links)
       nic->pcie_narrowest_Bps_ = std::min(nic->pcie_narrowest_Bps_, link->get_bandwidth());
     nic->command_write_s_ = fastest_write_s(nic->pcie_latency_s_, nic->pcie_narrowest_Bps_, header);
-    const double tx = nic->params_.tx_delay_s;
-    earliest_command = std::min(earliest_command, nic->command_write_s_ + tx);
-    earliest_release = std::min(earliest_release, tx);
+    earliest_command = std::min(earliest_command, nic->command_write_s_ + nic->params_.tx_delay_s);
   }
   for (const auto& nic : nics) {
-    nic->earliest_landing_after_command_s_ = earliest_command + nic->params_.rx_delay_s;
-    nic->earliest_landing_after_release_s_ = earliest_release + nic->params_.rx_delay_s;
+    nic->earliest_landing_s_ = earliest_command + nic->params_.rx_delay_s;
     nic->ranks_on_node_ = 0;
   }
   for (const auto& rank : world.ranks)
     nics[rank.node]->ranks_on_node_++;
 }
 
-bool Nic::early_answer_exact(uint64_t pio_bytes, bool triggered)
+bool Nic::early_answer_exact(uint64_t pio_bytes)
 {
   // A full command queue would hold the command back after its write, for
   // as long as the NIC takes to free a slot: the rank would run meanwhile.
@@ -70,7 +66,7 @@ bool Nic::early_answer_exact(uint64_t pio_bytes, bool triggered)
   double writes = command_write_s_;
   if (pio_bytes > 0)
     writes += fastest_write_s(pcie_latency_s_, pcie_narrowest_Bps_, pio_bytes);
-  return writes < (triggered ? earliest_landing_after_release_s_ : earliest_landing_after_command_s_);
+  return writes < earliest_landing_s_;
 }
 
 void Nic::take_memory_work(Message& message)
@@ -80,7 +76,8 @@ void Nic::take_memory_work(Message& message)
   if (RankPortals* target = world_.find(portals_nid(message.dst_nid), message.dst_pid))
     message.target_memory = MemoryWork(target->nic_memory_work);
   // The initiator's: the reply data of a Get or fetching atomic lands in it,
-  // and a payload too large for the command is read from it by DMA.
+  // and a payload too large for the command (or a triggered operation's,
+  // when it is released) is read from it by DMA.
   if (message.op && (message.op->receives_data() || message.needs_dma_read))
     message.op->initiator_memory = MemoryWork(world_.ranks[message.op->rank].nic_memory_work);
 }

@@ -62,10 +62,12 @@ public:
   // The early answer (memory_work.hpp) is exact for a command (with
   // `pio_bytes` of payload written before it) when a message sent during
   // their PCIe writes cannot land here before the writes end (bounds set once
-  // for all NICs by judge_early_answers). `triggered`: a triggered operation
-  // (released by a NIC, with no command write of its own) may be sent meanwhile.
-  [[nodiscard]] bool early_answer_exact(uint64_t pio_bytes, bool triggered);
+  // for all NICs by judge_early_answers).
+  [[nodiscard]] bool early_answer_exact(uint64_t pio_bytes);
   friend void judge_early_answers(World& world);
+  // A new message (sent now, or kept for a trigger) takes its units of the
+  // ranks whose memory it will touch (memory_work.cpp).
+  void take_memory_work(Message& message);
   [[nodiscard]] const NicParameters& parameters() const { return params_; }
 
 private:
@@ -123,10 +125,7 @@ private:
   void write_to_host(pid_t pid, const portals::MemoryRegion& region, uint64_t offset,
                      const std::vector<unsigned char>& bytes, uint64_t length, ipc::FailKind& fail);
   void deliver_send_event(const InitiatorOp& op, ipc::FailKind fail);
-  // The early answer (memory_work.cpp): a new message takes its units of
-  // the ranks whose memory it will touch; the NIC is about to touch a
-  // rank's memory.
-  void take_memory_work(Message& message);
+  // The NIC is about to touch a rank's memory (memory_work.cpp).
   void touch_memory(const RankPortals& rank);
 
   // A source is always received on the same lane, so that its messages are
@@ -147,12 +146,11 @@ private:
   E2eState e2e_;
   NicStatistics statistics_;
   // The PCIe route from the node's CPU (memory_work.cpp), and the earliest a
-  // message sent now can land here: after a command write, or after a release.
+  // message sent now can land here.
   double pcie_latency_s_ = 0;
   double pcie_narrowest_Bps_ = 0;
   double command_write_s_ = 0; // a command's, with nothing else on the bus
-  double earliest_landing_after_command_s_ = 0;
-  double earliest_landing_after_release_s_ = 0;
+  double earliest_landing_s_ = 0;
   int ranks_on_node_ = 0; // each has at most one command on its way into the queue
 };
 

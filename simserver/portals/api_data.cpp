@@ -236,19 +236,14 @@ Reply Api::issue(RankPortals& rank, std::unique_ptr<nic::Message> message,
 // write its memory meanwhile (nic/memory_work.hpp), as nothing else of the
 // simulation can reach the process. Its clock is synced at its next call, or
 // before it reads it. Not when the NIC reads the payload by DMA as soon as the
-// command is in (the process could change it first), nor while a triggered
-// operation of the rank is pending (an event of the NIC could release it, and
-// it would read the rank's memory).
+// command is in (the process could change it first). (A pending triggered
+// operation holds the units of the memories it will touch, api_triggered.cpp.)
 void Api::answer_before_command(RankPortals& rank, const nic::Message& message, uint64_t pio_bytes)
 {
   nic::Nic& nic = *world_.nics[rank.node];
   if (not rank.answer_early || not options::early_put_answer() || *rank.nic_memory_work != 0 ||
-      message.needs_dma_read || not nic.parameters().model_pci_commands ||
-      not nic.early_answer_exact(pio_bytes, RankPortals::triggered_operations_used))
+      message.needs_dma_read || not nic.parameters().model_pci_commands || not nic.early_answer_exact(pio_bytes))
     return;
-  for (const auto& ni : rank.nis)
-    if (ni && ni->triggered_ops > 0)
-      return;
   auto answer = std::move(rank.answer_early);
   rank.answer_early = nullptr;
   answer();

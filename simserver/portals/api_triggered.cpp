@@ -52,6 +52,10 @@ Reply Api::triggered(RankPortals& rank, const Transfer& transfer, const ipc::Tri
     rank.stats.bytes_sent += op.length;
   }
   detail::hold_buffers(rank, op);
+  // Until it is released (or cancelled), it may be released at any time by
+  // the NIC and then touch its target's memory and this rank's (the payload):
+  // neither rank is answered early meanwhile (nic/memory_work.hpp).
+  trigger_ni->nic->take_memory_work(*message);
   // Other actors run during the command write, but only this rank, blocked
   // in this call, could free the counter or its NI: both stay valid.
   trigger_ni->nic->write_command();

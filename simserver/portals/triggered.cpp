@@ -71,7 +71,6 @@ void add_triggered(RankPortals& rank, NetworkInterface& ni, CountingEvent& count
   const std::pair<uint64_t, uint64_t> key{op.threshold, op.sequence};
   counter.triggered.emplace(key, std::move(op));
   ni.triggered_ops++;
-  RankPortals::triggered_operations_used = true;
   release_triggered(rank, ni, counter);
 }
 
