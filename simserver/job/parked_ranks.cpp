@@ -7,7 +7,7 @@ namespace s4bxi::job {
 bool rang_or_ended(const RankPortals& rank)
 {
   return rank.channel->request_bell.current() != rank.parked_bell ||
-         (rank.channel->attention.load(std::memory_order_seq_cst) & ipc::kAttentionEnded) != 0;
+         (rank.channel->attention.load(std::memory_order_seq_cst) & (ipc::kAttentionEnded | ipc::kAttentionPmi)) != 0;
 }
 
 bool runs_outside_its_call(const RankPortals& rank)

@@ -6,10 +6,12 @@
 // rank's write) may need the simulation to go on: a deadlock that is not one.
 // So after s4bxi/park-after real seconds of the rank asleep in the kernel, its
 // proxy parks it: the proxy waits in the simulation instead of on the rank's
-// doorbell, and the simulation goes on without the rank. Its next call (or its
-// end) reaches the simulation through the rank watcher (Channel::parked,
-// kNoticeCallTag), and its clock resumes at the simulated time the simulation
-// has then reached: the blocked time is a wait, not compute.
+// doorbell, and the simulation goes on without the rank. Its next call, PMI
+// command or end reaches the simulation through the rank watcher
+// (Channel::parked, kNoticeCallTag, its PMI socket, its pidfd), and its clock
+// resumes at the simulated time the simulation has then reached: the blocked
+// time is a wait, not compute. Whatever a parked rank does next is served:
+// the threshold decides how fast the simulation goes on, never whether.
 //
 // When nothing else can happen in the simulation, it waits in real time for
 // a parked rank that can still be woken (held by the poll sentinel); a rank
@@ -22,7 +24,8 @@
 namespace s4bxi::job {
 
 // The parked rank's process made a call (its doorbell moved past
-// parked_bell) or ended.
+// parked_bell), wrote to its PMI socket (a PMI-1 command, which its proxy
+// serves as it serves calls), or ended.
 bool rang_or_ended(const RankPortals& rank);
 
 // A thread of the rank's process runs, other than the one in a call (which

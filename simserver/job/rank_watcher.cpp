@@ -97,8 +97,12 @@ void RankWatcher::run()
       const uint32_t rank = tag & ~kExitTag;
       ipc::wake_without_ringing(channels_[rank]->request_bell, channels_[rank]->attention,
                                 (tag & kExitTag) != 0 ? ipc::kAttentionEnded : ipc::kAttentionPmi);
-      // A parked rank's proxy waits in the simulation, not on the doorbell.
-      if ((tag & kExitTag) != 0 && channels_[rank]->parked.load(std::memory_order_seq_cst) != 0)
+      // A parked rank's proxy waits in the simulation, not on the doorbell:
+      // its end and its PMI commands must reach it there. (Sequentially
+      // consistent, as the proxy's store of `parked` and its look at
+      // `attention`: either it sees the flag before it parks, or this sees
+      // `parked`.)
+      if (channels_[rank]->parked.load(std::memory_order_seq_cst) != 0)
         notify_simulation();
     }
   }

@@ -65,9 +65,13 @@ void PollSentinel::hold_when_idle()
     s4u::this_actor::yield();
     const uint64_t seen = happenings();
     s4u::this_actor::yield();
-    if (happenings() != seen)
-      continue;
-    hold_for_outside(simulation_idle());
+    // Something happened, or the hold released a rank: look again once the
+    // actors that ran have run, as they may leave the simulation idle again
+    // with no activity ending (a rank released by its PMI command that enters
+    // the PMI barrier while another rank stays parked). A hold that released
+    // nothing leaves the simulation to end as a deadlock.
+    if (happenings() != seen || hold_for_outside(simulation_idle()))
+      arm();
   }
 }
 
