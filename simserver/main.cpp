@@ -203,7 +203,10 @@ int main(int argc, char** argv)
     control.finish(job::kDeadlockStatus, sentence);
   };
   job::JobControl::install_signal_handlers();
+  job::remove_stale_session_directories();
   try {
+    if (not launch->layer.empty()) // an MPI program (the launcher named its layer)
+      control.set_session_directory(job::SessionDirectory::for_open_mpi());
     std::vector<std::string> rank_hosts;
     for (unsigned r = 0; r < launch->ranks; ++r)
       rank_hosts.push_back(world.nodes[(*node_of)[r]].cpu->get_name());
@@ -217,6 +220,7 @@ int main(int argc, char** argv)
     processes.spawn_all({launch->program, launch->preload_library, std::move(rank_hosts), launch->debugged_ranks,
                          std::move(debugger), launch->debugged_ranks.size() > 1});
   } catch (const std::exception& e) {
+    control.remove_session_directory();
     usage_error(e.what());
   }
   std::vector<ipc::Channel*> channels;

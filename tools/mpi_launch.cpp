@@ -237,15 +237,9 @@ std::optional<std::vector<std::string>> openmpi_environment(const MpiLibrary& mp
   // service, every collective of it completing in simulated time.
   parameter("pmix", "flux");
   // OpenMPI's session directories (one per job and rank, named after the
-  // node) go under a directory of this run, which the server removes when the
-  // run ends, however it ends: ranks stopped by a failure never clean theirs.
-  if (not already.count("OMPI_MCA_orte_tmpdir_base")) {
-    const char* tmp = std::getenv("TMPDIR");
-    const std::string base = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/s4bxi-ompi-" +
-                             std::to_string(getpid()); // the server's pid: s4bxi-run becomes it
-    environment.push_back("OMPI_MCA_orte_tmpdir_base=" + base);
-    environment.push_back("S4BXI_OMPI_SESSION_BASE=" + base);
-  }
+  // node) go under a directory that the server makes for the run and removes
+  // when it ends (simserver/job/session_directory.hpp), unless the user set
+  // OMPI_MCA_orte_tmpdir_base.
   environment.push_back("FLUX_JOB_ID=" + std::to_string(getpid()));
   environment.push_back("FLUX_PMI_LIBRARY_PATH=" + support.pmi_library.string());
   for (const auto& [name, value] : options.mca)

@@ -269,11 +269,7 @@ void JobControl::rank_failed(unsigned rank, const Termination& end)
 void JobControl::finish(int status, const std::string& sentence)
 {
   world_.processes->kill_all();
-  // OpenMPI's session directories of this run (tools/mpi_launch.cpp).
-  if (const char* sessions = std::getenv("S4BXI_OMPI_SESSION_BASE"); sessions != nullptr && *sessions != '\0') {
-    std::error_code ignored;
-    std::filesystem::remove_all(sessions, ignored);
-  }
+  session_.remove();
   std::fflush(stdout);
   if (not sentence.empty())
     std::fprintf(stderr, "s4bxi-run: %s\n", sentence.c_str());

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "../world.hpp"
+#include "session_directory.hpp"
 
 #include <csignal>
 #include <string>
@@ -18,6 +19,10 @@ public:
   JobControl(World& world, std::string report_path, double wall_start);
   // The programming layer the ranks use, as the report names it.
   void set_layer(std::string layer) { layer_ = std::move(layer); }
+  // What the run made for Open MPI's session directories, removed by finish
+  // (or at once by remove_session_directory, on a path that does not finish).
+  void set_session_directory(SessionDirectory directory) { session_ = std::move(directory); }
+  void remove_session_directory() { session_.remove(); }
 
   // Ends the run at once: kills the ranks, reports, prints `sentence` (if not
   // empty) on stderr prefixed with "s4bxi-run: ", exits with `status`.
@@ -41,6 +46,7 @@ private:
   World& world_;
   std::string report_path_;
   std::string layer_ = "Portals";
+  SessionDirectory session_;
   double wall_start_;
 };
 
