@@ -144,6 +144,11 @@ std::vector<Node> load_cluster(const std::string& spec)
       throw std::runtime_error("platform file '" + spec + "' could not be loaded: " + e.what());
     }
   }
+  // SimGrid 3.32 seals a platform read from XML only when the simulation
+  // starts, and a zone computes its routes when sealed (Dijkstra numbers its
+  // graph's nodes then, Floyd completes its tables): the server asks for
+  // routes before (PCIe links, fault injection, E2E), so seal it now.
+  s4u::Engine::get_instance()->seal_platform();
   auto nodes = discover_nodes();
   if (nodes.empty())
     throw std::runtime_error("platform '" + spec + "' has no node: each node needs a CPU host X and a NIC host X" +
