@@ -42,6 +42,8 @@ void print_model_options()
   std::printf("Model options (set with --cfg=NAME:VALUE; SimGrid's own options also apply):\n");
   for (const auto& option : options::all()) {
     std::printf("  %-28s default %-12s %s", option.name.c_str(), option.default_value.c_str(), option.help.c_str());
+    if (option.range)
+      std::printf(" (%s)", option.range->text().c_str());
     if (not option.environment_alias.empty())
       std::printf(" [env %s]", option.environment_alias.c_str());
     std::printf("\n");
