@@ -113,6 +113,10 @@ int main(int argc, char** argv)
   if (launch->preload_library.empty())
     usage_error("s4bxi-simserver is started by s4bxi-run; run your program with s4bxi-run");
 
+  if (not launch->report_path.empty())
+    if (auto problem = job::JobControl::unwritable_report(launch->report_path))
+      usage_error(*problem);
+
   auto sg_args = simgrid_command_line(*launch);
   std::vector<char*> sg_argv;
   for (auto& arg : sg_args)
