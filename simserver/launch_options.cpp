@@ -1,5 +1,7 @@
 #include "launch_options.hpp"
 
+#include "log_settings.hpp"
+
 #include <algorithm>
 #include <charconv>
 
@@ -35,10 +37,13 @@ const char* abi_name(Abi abi)
 
 namespace {
 
-// "2", "0,5", "0-3,8": rank numbers, sorted and without repeats.
-bool parse_rank_list(const std::string& text, std::vector<unsigned>& ranks)
+// "2", "0,5", "0-3,8": ranges of rank numbers, not expanded: the job's
+// rank count (which bounds them) may come later on the command line, and a
+// range as large as "0-999999999" must be refused, not listed.
+using RankRange = std::pair<unsigned, unsigned>;
+bool parse_rank_list(const std::string& text, std::vector<RankRange>& ranges)
 {
-  std::vector<unsigned> result;
+  std::vector<RankRange> result;
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
@@ -60,14 +65,23 @@ bool parse_rank_list(const std::string& text, std::vector<unsigned>& ranks)
       last = first;
     if (last < first)
       return false;
-    for (unsigned rank = first; rank <= last; ++rank)
-      result.push_back(rank);
+    result.emplace_back(first, last);
     start = comma + 1;
   }
-  std::sort(result.begin(), result.end());
-  result.erase(std::unique(result.begin(), result.end()), result.end());
-  ranks = std::move(result);
-  return not ranks.empty();
+  ranges = std::move(result);
+  return not ranges.empty();
+}
+
+// Rank numbers, sorted and without repeats, of ranges known to lie below the rank count.
+std::vector<unsigned> expand(const std::vector<RankRange>& ranges)
+{
+  std::vector<unsigned> ranks;
+  for (auto [first, last] : ranges)
+    for (unsigned rank = first; rank <= last; ++rank)
+      ranks.push_back(rank);
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
 }
 
 } // namespace
@@ -75,6 +89,7 @@ bool parse_rank_list(const std::string& text, std::vector<unsigned>& ranks)
 std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>& args, std::string& error)
 {
   LaunchOptions options;
+  std::vector<RankRange> debugged_ranges;
   error.clear(); // also the signal of value_of()'s failures below
   size_t i = 0;
   // Options taking a value accept "--opt value" and "--opt=value".
@@ -170,7 +185,7 @@ std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>
     } else if (value_of(arg, "--gdb", value)) {
       if (not error.empty())
         return std::nullopt;
-      if (not parse_rank_list(value, options.debugged_ranks)) {
+      if (not parse_rank_list(value, debugged_ranges)) {
         error = "the ranks to debug '" + value + "' are not a list of ranks (e.g. --gdb 2 or --gdb 0,5 or --gdb 0-3)";
         return std::nullopt;
       }
@@ -179,8 +194,23 @@ std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>
         return std::nullopt;
       options.debugger = value;
     } else if (value_of(arg, "--cfg", value)) {
+      if (not error.empty())
+        return std::nullopt;
+      // SimGrid aborts on a setting without a value.
+      const size_t colon = value.find(':');
+      if (colon == std::string::npos || colon == 0) {
+        error = "--cfg=" + value + " gives " + (colon == 0 ? "no option name" : "no value") +
+                "; write --cfg=NAME:VALUE (s4bxi-run --help-cfg lists the model options)";
+        return std::nullopt;
+      }
       options.simgrid_args.push_back("--cfg=" + value);
     } else if (value_of(arg, "--log", value)) {
+      if (not error.empty())
+        return std::nullopt;
+      if (auto problem = check_log_settings(value)) {
+        error = *problem;
+        return std::nullopt;
+      }
       options.simgrid_args.push_back("--log=" + value);
     } else {
       if (error.empty()) // value_of() may have found a missing value
@@ -196,12 +226,13 @@ std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>
     error = "no program to run";
     return std::nullopt;
   }
-  for (unsigned rank : options.debugged_ranks)
-    if (rank >= options.ranks) {
-      error = "--gdb names rank " + std::to_string(rank) + ", but the job has " + std::to_string(options.ranks) +
+  for (auto [first, last] : debugged_ranges)
+    if (last >= options.ranks) {
+      error = "--gdb names rank " + std::to_string(last) + ", but the job has " + std::to_string(options.ranks) +
               " ranks (0 to " + std::to_string(options.ranks - 1) + ")";
       return std::nullopt;
     }
+  options.debugged_ranks = expand(debugged_ranges);
   return options;
 }
 

@@ -42,6 +42,8 @@ void print_model_options()
   std::printf("Model options (set with --cfg=NAME:VALUE; SimGrid's own options also apply):\n");
   for (const auto& option : options::all()) {
     std::printf("  %-28s default %-12s %s", option.name.c_str(), option.default_value.c_str(), option.help.c_str());
+    if (option.range)
+      std::printf(" (%s)", option.range->text().c_str());
     if (not option.environment_alias.empty())
       std::printf(" [env %s]", option.environment_alias.c_str());
     std::printf("\n");
@@ -110,6 +112,10 @@ int main(int argc, char** argv)
   }
   if (launch->preload_library.empty())
     usage_error("s4bxi-simserver is started by s4bxi-run; run your program with s4bxi-run");
+
+  if (not launch->report_path.empty())
+    if (auto problem = job::JobControl::unwritable_report(launch->report_path))
+      usage_error(*problem);
 
   auto sg_args = simgrid_command_line(*launch);
   std::vector<char*> sg_argv;

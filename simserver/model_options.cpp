@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cmath>
 #include <climits>
+#include <limits>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -56,16 +57,44 @@ std::string s4bxi_negated_bool(const std::string& value)
   return s4bxi_truthy(value) ? "no" : "yes";
 }
 
+// Ranges of the numeric options below.
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr Range any_value() { return {}; }
+constexpr Range at_least(double minimum) { return {minimum, kInfinity, false, false}; }
+constexpr Range above(double minimum) { return {minimum, kInfinity, true, false}; }
+constexpr Range between(double minimum, double maximum) { return {minimum, maximum, false, false}; }
+
+std::string number_text(double value)
+{
+  char buffer[32];
+  snprintf(buffer, sizeof buffer, "%g", value);
+  return buffer;
+}
+
 // A flag plus its entry in the help table.
 template <class T> struct Option {
   simgrid::config::Flag<T> flag;
+  // A numeric option: a value out of `range` throws (and so is refused with
+  // a sentence by the server's configuration step).
+  Option(const char* name, const char* env, const char* help, T value, Range range, Scope scope = Scope::Global)
+    requires std::is_arithmetic_v<T> && (not std::is_same_v<T, bool>)
+      : flag(name, help, value, [name, range = with_kind(range)](const T& wanted) {
+          if (not range.accepts(static_cast<double>(wanted)))
+            throw std::invalid_argument(std::string(name) + " must be " + range.text());
+        })
+  {
+    const bool per_node = scope == Scope::PerNode;
+    registry().push_back({name, to_text(value), env ? env : "", std::string(help) + (per_node ? kPerNodeNote : ""),
+                          per_node, nullptr, with_kind(range)});
+  }
   Option(const char* name, const char* env, const char* help, T value, Scope scope = Scope::Global,
          std::string (*from_environment)(const std::string&) = nullptr)
+    requires std::is_same_v<T, bool> || std::is_same_v<T, std::string>
       : flag(name, help, value)
   {
     const bool per_node = scope == Scope::PerNode;
     registry().push_back({name, to_text(value), env ? env : "", std::string(help) + (per_node ? kPerNodeNote : ""),
-                          per_node, from_environment});
+                          per_node, from_environment, std::nullopt});
   }
   // An option with a closed set of values. A wrong value throws (SimGrid's own
   // valid-values check aborts the process instead).
@@ -83,36 +112,46 @@ template <class T> struct Option {
     std::string text = help;
     for (const auto& [choice, meaning] : valid)
       text += "; " + choice + ": " + meaning;
-    registry().push_back({name, to_text(value), env ? env : "", text, false, nullptr});
+    registry().push_back({name, to_text(value), env ? env : "", text, false, nullptr, std::nullopt});
   }
   const T& get() const { return flag.get(); }
+
+private:
+  static Range with_kind(Range range)
+  {
+    range.integer = std::is_integral_v<T>;
+    return range;
+  }
 };
 
 // Thesis values (chapter 4 and DESIGN.md) unless said otherwise.
 Option<double> g_cpu_factor{"s4bxi/cpu-factor", "S4BXI_CPU_FACTOR",
-                            "Simulated seconds per second of thread CPU time measured between two calls", 1.0};
+                            "Simulated seconds per second of thread CPU time measured between two calls", 1.0,
+                            at_least(0)};
 Option<double> g_cpu_threshold{"s4bxi/cpu-threshold", "S4BXI_CPU_THRESHOLD",
-                               "Compute bursts shorter than this (seconds, after the factor) are not injected", 1e-6};
+                               "Compute bursts shorter than this (seconds, after the factor) are not injected", 1e-6,
+                               at_least(0)};
 Option<std::string> g_compute{"s4bxi/compute", "S4BXI_COMPUTE",
                               "How compute between calls enters simulated time", "cputime",
                               {{"cputime", "thread CPU time times s4bxi/cpu-factor"},
                                {"none", "zero compute: fully deterministic simulated times"}}};
 Option<double> g_poll_cost{"s4bxi/poll-cost", "S4BXI_ACTIVE_POLLING_DELAY",
-                           "Simulated seconds charged for an empty PtlEQGet/PtlCTGet/zero-timeout poll", 1e-7};
+                           "Simulated seconds charged for an empty PtlEQGet/PtlCTGet/zero-timeout poll", 1e-7,
+                           at_least(0)};
 Option<int> g_poll_block{"s4bxi/poll-block-after", nullptr,
                          "After this many empty polls with nothing else in between (and no new object polled), "
                          "block until a polled object changes or nothing else can happen in the simulation "
                          "(charged as polling); 0 disables",
-                         2};
+                         2, at_least(0)};
 Option<int> g_poll_deadlock{"s4bxi/poll-deadlock-after", nullptr,
                             "Polls in a row that find nothing while nothing else can happen in the simulation, "
                             "after which the ranks are reported as deadlocked; 0 disables",
-                            100000};
+                            100000, at_least(0)};
 Option<double> g_sync_quantum{"s4bxi/sync-quantum", nullptr,
                               "CPU seconds a rank thread may run without calling the emulator before it is "
                               "interrupted and the simulation advances to its time (delivering what lands in its "
                               "memory meanwhile); needs measured compute (not s4bxi/compute:none); 0 disables",
-                              0.001};
+                              0.001, at_least(0)};
 Option<bool> g_early_put_answer{"s4bxi/early-put-answer", nullptr,
                                 "Answer PtlPut, PtlGet and the atomics once their arguments are checked, before the "
                                 "PCIe write of their command, when nothing the NIC does can touch the rank's memory "
@@ -123,61 +162,76 @@ Option<double> g_stall_notice_after{"s4bxi/stall-notice-after", nullptr,
                                     "Real seconds the simulation waits for a rank's next call before saying what "
                                     "the rank does (blocked in the kernel, or running without calling anything), "
                                     "then again after three times as long; 0 disables",
-                                    10.0};
+                                    10.0, at_least(0)};
 Option<double> g_park_after{"s4bxi/park-after", nullptr,
                             "Real seconds a rank may stay blocked in the kernel outside any emulated call (a pipe, a "
                             "socket, waitpid) before the simulation goes on without it; its clock resumes at the "
                             "simulated time it calls again (as a wait); 0: the simulation waits for it",
-                            0.04};
+                            0.04, at_least(0)};
 Option<double> g_livelock_after{"s4bxi/livelock-after", nullptr,
                                  "Simulated seconds during which operations keep failing (at least 1000 of them) "
                                  "and none succeeds anywhere, after which the run is stopped as a livelock (e.g. "
                                  "retrying forever against a disabled portal); 0 disables",
-                                 1.0};
+                                 1.0, at_least(0)};
 // Not zero: programs take a zero tv_sec of CLOCK_MONOTONIC for "never read"
 // (OpenMPI's MPI_Wtime keeps resetting its origin while tv_sec is 0, so it
 // read 0 for the whole first simulated second), as no real machine shows it.
 Option<double> g_uptime{"s4bxi/uptime", "S4BXI_UPTIME",
                         "CLOCK_MONOTONIC and CLOCK_BOOTTIME seen by the ranks at simulated time 0 (seconds since "
                         "the simulated nodes booted)",
-                        1000.0};
+                        1000.0, between(0, 1e9)};
 Option<double> g_epoch{"s4bxi/epoch", "S4BXI_EPOCH",
-                       "CLOCK_REALTIME seen by the ranks at simulated time 0 (seconds since 1970)", 1704067200.0};
+                       "CLOCK_REALTIME seen by the ranks at simulated time 0 (seconds since 1970)", 1704067200.0,
+                       between(0, 4e9)};
 Option<bool> g_model_pci_commands{"s4bxi/model-pci-commands", "S4BXI_MODEL_PCI_COMMANDS",
                                   "Model the PCIe write of each command from the CPU to the NIC", true, Scope::PerNode};
 Option<double> g_pci_latency{"s4bxi/pci-latency", nullptr, "PCIe latency (seconds) between a CPU and its NIC",
-                             250e-9, Scope::PerNode};
+                             250e-9, at_least(0), Scope::PerNode};
 Option<double> g_pci_bandwidth{"s4bxi/pci-bandwidth", nullptr,
-                               "Shared PCIe link bandwidth (bytes/s), gen3 x16", 15.75e9, Scope::PerNode};
+                               "Shared PCIe link bandwidth (bytes/s), gen3 x16", 15.75e9, above(0), Scope::PerNode};
 Option<double> g_pci_cap{"s4bxi/pci-transfer-cap", nullptr,
-                         "Bandwidth cap of a single PCIe transfer (bytes/s), not shared", 12.5e9, Scope::PerNode};
+                         "Bandwidth cap of a single PCIe transfer (bytes/s), not shared", 12.5e9, above(0),
+                         Scope::PerNode};
 Option<double> g_bxi_bandwidth{"s4bxi/bxi-bandwidth", nullptr,
-                               "BXI link bandwidth (bytes/s) of generated platforms", 12.5e9};
+                               "BXI link bandwidth (bytes/s) of generated platforms", 12.5e9, above(0)};
 Option<double> g_bxi_latency{"s4bxi/bxi-latency", nullptr,
-                             "BXI link latency (seconds per hop) of generated platforms", 500e-9};
+                             "BXI link latency (seconds per hop) of generated platforms", 500e-9, at_least(0)};
 Option<double> g_tx_delay{"s4bxi/nic-tx-delay", nullptr,
-                          "NIC processing time in TX before a message goes on the wire (seconds)", 10e-9, Scope::PerNode};
+                          "NIC processing time in TX before a message goes on the wire (seconds)", 10e-9, at_least(0),
+                          Scope::PerNode};
 Option<double> g_rx_delay{"s4bxi/nic-rx-delay", nullptr,
-                          "NIC processing time in RX before a request's events and ACK (seconds)", 200e-9, Scope::PerNode};
+                          "NIC processing time in RX before a request's events and ACK (seconds)", 200e-9, at_least(0),
+                          Scope::PerNode};
 Option<double> g_response_delay{"s4bxi/nic-response-delay", nullptr,
-                                "NIC processing time in RX for an ACK or a Get response (seconds)", 50e-9, Scope::PerNode};
+                                "NIC processing time in RX for an ACK or a Get response (seconds)", 50e-9, at_least(0),
+                                Scope::PerNode};
 Option<int> g_queue_depth{"s4bxi/command-queue-depth", nullptr,
-                          "In-flight commands per NIC command queue (stands for the whole NIC pipeline)", 89, Scope::PerNode};
+                          "In-flight commands per NIC command queue (stands for the whole NIC pipeline)", 89,
+                          between(1, 1000000), Scope::PerNode};
 Option<int> g_inline_matching{"s4bxi/inline-limit-matching", nullptr,
-                              "Payload bytes carried inside a command that has match bits", 8, Scope::PerNode};
+                              "Payload bytes carried inside a command that has match bits", 8, at_least(0), Scope::PerNode};
 Option<int> g_inline_plain{"s4bxi/inline-limit", nullptr, "Payload bytes carried inside a command without match bits",
-                           16, Scope::PerNode};
+                           16, at_least(0), Scope::PerNode};
 Option<int> g_pio_matching{"s4bxi/pio-limit-matching", nullptr,
-                           "Largest payload written by PIO (two PCIe writes and a fence) with match bits", 408, Scope::PerNode};
-Option<int> g_pio_plain{"s4bxi/pio-limit", nullptr, "Largest payload written by PIO without match bits", 416, Scope::PerNode};
+                           "Largest payload written by PIO (two PCIe writes and a fence) with match bits", 408,
+                           at_least(0), Scope::PerNode};
+Option<int> g_pio_plain{"s4bxi/pio-limit", nullptr, "Largest payload written by PIO without match bits", 416, at_least(0),
+                        Scope::PerNode};
 Option<int> g_early_send{"s4bxi/early-send-limit", nullptr,
                          "Largest payload whose SEND event comes when the message leaves (kept in the E2E context)",
-                         64, Scope::PerNode};
-Option<int> g_header{"s4bxi/header-bytes", nullptr, "Bytes of a message header on the wire (and of a command)", 64};
+                         64, at_least(0), Scope::PerNode};
+Option<int> g_header{"s4bxi/header-bytes", nullptr, "Bytes of a message header on the wire (and of a command)", 64,
+                    between(1, 1 << 20)};
 Option<double> g_efficiency{"s4bxi/link-efficiency", nullptr,
-                            "Payload bytes per wire byte: BXI packets of 72 B carry 64 B of payload", 64.0 / 72.0};
-Option<int> g_cores{"s4bxi/cores-per-node", nullptr, "CPU cores of each node in generated platforms", 16};
-Option<double> g_cpu_speed{"s4bxi/cpu-speed", nullptr, "CPU speed (flop/s) of generated platforms", 1e9};
+                            "Payload bytes per wire byte: BXI packets of 72 B carry 64 B of payload", 64.0 / 72.0,
+                            Range{0, 1, true, false}};
+Option<int> g_cores{"s4bxi/cores-per-node", nullptr, "CPU cores of each node in generated platforms", 16,
+                    between(1, 4096)};
+Option<double> g_cpu_speed{"s4bxi/cpu-speed", nullptr, "CPU speed (flop/s) of generated platforms", 1e9, above(0)};
+
+// NIC engines per virtual network: a real NIC has a handful; each is an actor
+// per VN and node, so a large count only makes start-up crawl.
+constexpr int kMaxEngines = 64;
 
 // End-to-end reliability: defaults of S4BXI (its README and BxiEngine.cpp:
 // S4BXI_MAX_RETRIES=5, S4BXI_RETRY_TIMEOUT=10.0 seconds, S4BXI_E2E_OFF=false,
@@ -189,11 +243,11 @@ Option<bool> g_e2e{"s4bxi/e2e", "S4BXI_E2E_OFF",
                    true, Scope::PerNode, s4bxi_negated_bool};
 Option<double> g_retry_timeout{"s4bxi/e2e-retry-timeout", "S4BXI_RETRY_TIMEOUT",
                                "Simulated seconds after which E2E sends an unacknowledged message again", 10.0,
-                               Scope::PerNode};
+                               above(0), Scope::PerNode};
 Option<int> g_max_retries{"s4bxi/e2e-max-retries", "S4BXI_MAX_RETRIES",
                           "Retransmissions of a message before E2E gives up on it (the operation fails with "
                           "PTL_NI_UNDELIVERABLE)",
-                          5, Scope::PerNode};
+                          5, at_least(0), Scope::PerNode};
 Option<bool> g_quick_acks{"s4bxi/quick-acks", "S4BXI_QUICK_ACKS",
                           "The target's RX engine delivers the initiator's ACK itself: no Portals ACK (nor its BXI "
                           "ACK) on the wire",
@@ -201,19 +255,19 @@ Option<bool> g_quick_acks{"s4bxi/quick-acks", "S4BXI_QUICK_ACKS",
 Option<int> g_max_memcpy{"s4bxi/max-memcpy", "S4BXI_MAX_MEMCPY",
                          "Payload bytes of a message actually copied between rank memories (negative: all); the rest "
                          "is simulated but not copied: faster, but the data beyond it is wrong",
-                         -1, Scope::PerNode};
+                         -1, any_value(), Scope::PerNode};
 Option<int> g_tx_actors{"s4bxi/tx-actors", nullptr,
                         "TX engines per virtual network (a destination is always served by the same one)", 1,
-                        Scope::PerNode};
+                        between(1, kMaxEngines), Scope::PerNode};
 Option<int> g_rx_actors{"s4bxi/rx-actors", nullptr,
                         "RX engines per virtual network (a source is always handled by the same one)", 1,
-                        Scope::PerNode};
+                        between(1, kMaxEngines), Scope::PerNode};
 
 // Fault injection (nic/faults.cpp): what a lost message is, README "Faults".
 Option<double> g_loss_rate{"s4bxi/fault-loss-rate", nullptr,
                            "Probability that a message is lost at each faulty node or link it crosses (every "
                            "message, when no s4bxi/fault-nodes nor s4bxi/fault-links are given)",
-                           0.0};
+                           0.0, between(0, 1)};
 Option<std::string> g_fault_nodes{"s4bxi/fault-nodes", nullptr,
                                   "Comma-separated nodes (CPU host names) whose messages, sent or received, may be lost",
                                   ""};
@@ -221,7 +275,7 @@ Option<std::string> g_fault_links{"s4bxi/fault-links", nullptr,
                                   "Comma-separated network links (a split-duplex link's name covers both directions) "
                                   "on which messages may be lost",
                                   ""};
-Option<int> g_fault_seed{"s4bxi/fault-seed", nullptr, "Seed of the loss draws (same seed, same losses)", 1};
+Option<int> g_fault_seed{"s4bxi/fault-seed", nullptr, "Seed of the loss draws (same seed, same losses)", 1, any_value()};
 Option<std::string> g_drop_at{"s4bxi/fault-drop-at", nullptr,
                               "Comma-separated simulated times T[/KIND]: the first message of a faulty node or link "
                               "(of that kind: put, get, ack, response, bxi-ack) sent at or after T is lost",
@@ -280,6 +334,37 @@ std::string fault_drop_at() { return g_drop_at.get(); }
 std::string link_down() { return g_link_down.get(); }
 
 const std::vector<Description>& all() { return registry(); }
+
+bool Range::accepts(double value) const
+{
+  if (not std::isfinite(value) || value > maximum)
+    return false;
+  if (integer && value != std::floor(value))
+    return false;
+  return above_minimum ? value > minimum : value >= minimum;
+}
+
+std::string Range::text() const
+{
+  std::string text = integer ? "an integer" : "a number";
+  const bool bounded_below = std::isfinite(minimum);
+  const bool bounded_above = std::isfinite(maximum);
+  if (bounded_below && bounded_above && not above_minimum)
+    return text + " from " + number_text(minimum) + " to " + number_text(maximum);
+  if (bounded_below)
+    text += (above_minimum ? " greater than " : " of at least ") + number_text(minimum);
+  if (bounded_above)
+    text += std::string(bounded_below ? " and" : "") + " at most " + number_text(maximum);
+  return text;
+}
+
+std::optional<std::string> unacceptable(const std::string& name, double value)
+{
+  const Description* option = find(name);
+  if (option == nullptr || not option->range || option->range->accepts(value))
+    return std::nullopt;
+  return option->range->text();
+}
 
 const Description* find(const std::string& name)
 {

@@ -4,6 +4,7 @@
 // environment variable, for users of the original S4BXI.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,21 @@ int fault_seed();
 std::string fault_drop_at();
 std::string link_down();
 
+// The values a numeric option accepts (always finite): checked where a value
+// is read (--cfg, the S4BXI_* aliases, a NIC host's property) and stated in
+// --help-cfg, so that a value the model cannot use is refused before the run
+// is built rather than failing deep inside SimGrid.
+struct Range {
+  double minimum = -std::numeric_limits<double>::infinity();
+  double maximum = std::numeric_limits<double>::infinity();
+  bool above_minimum = false; // the minimum itself is excluded
+  bool integer = false;
+
+  [[nodiscard]] bool accepts(double value) const;
+  // "a number of at least 0", "an integer from 1 to 256", ...
+  [[nodiscard]] std::string text() const;
+};
+
 struct Description {
   std::string name;
   std::string default_value;
@@ -72,6 +88,8 @@ struct Description {
   // The --cfg value for the alias's value, when it is not the value itself
   // (S4BXI's booleans, S4BXI_E2E_OFF).
   std::string (*from_environment)(const std::string&) = nullptr;
+  // The values a numeric option accepts (nullopt for the others).
+  std::optional<Range> range;
 };
 const std::vector<Description>& all();
 // The option called `name`, or nullptr.
@@ -82,6 +100,10 @@ const Description* find(const std::string& name);
 std::optional<bool> parse_bool(const std::string& text);
 std::optional<int> parse_int(const std::string& text);
 std::optional<double> parse_double(const std::string& text);
+
+// Nullopt if `value` is acceptable for the option `name` (or the option is not
+// numeric), otherwise the values it accepts ("an integer from 1 to 64").
+std::optional<std::string> unacceptable(const std::string& name, double value);
 
 // --cfg arguments equivalent to the S4BXI_* variables present in `environ`.
 std::vector<std::string> from_environment();

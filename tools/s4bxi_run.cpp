@@ -86,9 +86,11 @@ fs::path resolve_program(const std::string& name)
 }
 
 // The emulator works through the dynamic linker (LD_PRELOAD): a static
-// executable would run outside the simulation. Scripts are let through (their
-// interpreter is dynamic and the preload follows exec).
-void refuse_static_executable(const fs::path& program)
+// executable would run outside the simulation, and so would a 32-bit one (the
+// 32-bit loader skips our 64-bit library, with a warning nobody reads).
+// Scripts are let through (their interpreter is dynamic and the preload
+// follows exec).
+void refuse_executable_out_of_reach(const fs::path& program)
 {
   int fd = open(program.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -96,6 +98,7 @@ void refuse_static_executable(const fs::path& program)
   elf_version(EV_CURRENT);
   Elf* elf = elf_begin(fd, ELF_C_READ, nullptr);
   bool is_elf = elf != nullptr && elf_kind(elf) == ELF_K_ELF;
+  const bool is_32_bit = is_elf && gelf_getclass(elf) == ELFCLASS32;
   bool dynamic = false;
   size_t headers = 0;
   if (is_elf && elf_getphdrnum(elf, &headers) == 0) {
@@ -108,6 +111,10 @@ void refuse_static_executable(const fs::path& program)
   if (elf != nullptr)
     elf_end(elf);
   close(fd);
+  if (is_32_bit)
+    fail("'" + program.string() +
+         "' is a 32-bit program; the emulator's libraries are 64-bit, so the dynamic linker would run it outside "
+         "the simulation: rebuild it as a 64-bit executable (without -m32)");
   if (is_elf && not dynamic)
     fail("'" + program.string() +
          "' is statically linked; the emulator intercepts Portals and time calls through the dynamic linker, so "
@@ -230,7 +237,7 @@ int main(int argc, char** argv)
     fail("the server '" + server.string() + "' is missing; reinstall the emulator");
   if (not options->help_cfg) {
     fs::path program = resolve_program(options->program[0]);
-    refuse_static_executable(program);
+    refuse_executable_out_of_reach(program);
     prepare_mpi(*options, program, bin);
     const s4bxi::Abi abi = choose_abi(*options, program);
     const fs::path preload = bin.parent_path() / "lib" / s4bxi::abi_name(abi) / "libportals.so.4";

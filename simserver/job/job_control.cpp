@@ -13,9 +13,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <fcntl.h>
 #include <iomanip>
+#include <sstream>
 #include <sys/resource.h>
+#include <unistd.h>
 
 namespace s4bxi::job {
 
@@ -133,15 +135,28 @@ std::string JobControl::crash_json(unsigned rank) const
   return json + "]}";
 }
 
-void JobControl::write_report(int status, const std::string& stop_reason) const
+std::optional<std::string> JobControl::unwritable_report(const std::string& path)
+{
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored))
+    return "the report '" + path + "' is a directory; give --report a file name";
+  const bool existed = std::filesystem::exists(path, ignored);
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return "the report '" + path + "' cannot be written (" + strerror(errno) + "); give --report a file you may write";
+  close(fd);
+  if (not existed) // written at the end; no empty file if the run never starts
+    std::filesystem::remove(path, ignored);
+  return std::nullopt;
+}
+
+bool JobControl::write_report(int status, const std::string& stop_reason) const
 {
   if (report_path_.empty())
-    return;
-  std::ofstream out(report_path_);
-  if (not out) {
-    std::fprintf(stderr, "s4bxi-run: cannot write the report '%s': %s\n", report_path_.c_str(), strerror(errno));
-    return;
-  }
+    return true;
+  // Built in memory, then written and closed with every error checked: a
+  // stream would lose a failed write (ENOSPC) at its destruction.
+  std::ostringstream out;
   out << std::setprecision(12);
   const double simulated_s = simgrid::s4u::Engine::get_clock();
   const Totals totals = totals_of(world_);
@@ -247,6 +262,18 @@ void JobControl::write_report(int status, const std::string& stop_reason) const
     first = false;
   }
   out << "\n  ]\n}\n";
+  const std::string text = out.str();
+  std::FILE* file = std::fopen(report_path_.c_str(), "w");
+  bool written = file != nullptr && std::fwrite(text.data(), 1, text.size(), file) == text.size() &&
+                 std::fflush(file) == 0;
+  int error = errno;
+  if (file != nullptr && std::fclose(file) != 0 && written) {
+    written = false;
+    error = errno;
+  }
+  if (not written)
+    std::fprintf(stderr, "s4bxi-run: cannot write the report '%s' (%s)\n", report_path_.c_str(), strerror(error));
+  return written;
 }
 
 void JobControl::rank_failed(unsigned rank, const Termination& end)
@@ -273,7 +300,9 @@ void JobControl::finish(int status, const std::string& sentence)
   std::fflush(stdout);
   if (not sentence.empty())
     std::fprintf(stderr, "s4bxi-run: %s\n", sentence.c_str());
-  write_report(status, sentence);
+  // A run whose report is lost did not succeed.
+  if (not write_report(status, sentence) && status == 0)
+    status = kUsageErrorStatus;
   trace::finish(simgrid::s4u::Engine::get_clock());
   if (const Totals totals = totals_of(world_); totals.portals_calls > 0) {
     std::fprintf(stderr, "s4bxi-run: compute %.9g s, waiting %.9g s, polling %.9g s (all ranks)\n", totals.compute_s,

@@ -7,6 +7,7 @@
 #include "session_directory.hpp"
 
 #include <csignal>
+#include <optional>
 #include <string>
 
 namespace s4bxi::job {
@@ -30,6 +31,11 @@ public:
   // Ends the run because `rank` ended badly (non-zero exit or a signal).
   [[noreturn]] void rank_failed(unsigned rank, const Termination& end);
 
+  // Nullopt if the report can be written at `path`, otherwise one sentence
+  // saying why not (a directory, no permission, no such directory): checked
+  // before the run, so that it is not lost at the end.
+  static std::optional<std::string> unwritable_report(const std::string& path);
+
   // Set from a signal handler; checked by the waiting proxies and at each
   // simulated time step.
   static volatile std::sig_atomic_t interrupt_signal;
@@ -37,7 +43,9 @@ public:
   static void install_signal_handlers();
 
 private:
-  void write_report(int status, const std::string& stop_reason) const;
+  // False, after saying why on stderr, when the report could not be written
+  // (a full disk: /dev/full).
+  [[nodiscard]] bool write_report(int status, const std::string& stop_reason) const;
   // The report's "crash" field of a rank: its fatal signal, or null.
   [[nodiscard]] std::string crash_json(unsigned rank) const;
   // Its "blocked" field: the call a live rank waits in and where the program

@@ -28,7 +28,8 @@ class Resolver {
 public:
   explicit Resolver(const simgrid::s4u::Host* host) : host_(host) {}
 
-  double real(const char* name, double global, double minimum) const
+  // The option's value on this host, within the option's range (model_options.cpp).
+  double real(const char* name, double global) const
   {
     double value = global;
     if (const char* text = property(name)) {
@@ -37,12 +38,12 @@ public:
         fail(name, text, "a number");
       value = *parsed;
     }
-    if (value < minimum)
-      fail(name, text(value), "a number of at least " + text(minimum));
+    if (auto expected = options::unacceptable(name, value))
+      fail(name, text(value), *expected);
     return value;
   }
 
-  int integer(const char* name, int global, int minimum) const
+  int integer(const char* name, int global) const
   {
     int value = global;
     if (const char* text = property(name)) {
@@ -51,8 +52,8 @@ public:
         fail(name, text, "an integer");
       value = *parsed;
     }
-    if (value < minimum)
-      fail(name, std::to_string(value), "an integer of at least " + std::to_string(minimum));
+    if (auto expected = options::unacceptable(name, value))
+      fail(name, std::to_string(value), *expected);
     return value;
   }
 
@@ -115,28 +116,28 @@ NicParameters resolve(const Resolver& host)
 {
   NicParameters p;
   p.model_pci_commands = host.boolean("s4bxi/model-pci-commands", options::model_pci_commands());
-  p.pci_latency_s = host.real("s4bxi/pci-latency", options::pci_latency_s(), 0);
-  p.pci_bandwidth_Bps = host.real("s4bxi/pci-bandwidth", options::pci_bandwidth_Bps(), 1);
-  p.pci_transfer_cap_Bps = host.real("s4bxi/pci-transfer-cap", options::pci_transfer_cap_Bps(), 1);
-  p.tx_delay_s = host.real("s4bxi/nic-tx-delay", options::nic_tx_delay_s(), 0);
-  p.rx_delay_s = host.real("s4bxi/nic-rx-delay", options::nic_rx_delay_s(), 0);
-  p.response_delay_s = host.real("s4bxi/nic-response-delay", options::nic_response_delay_s(), 0);
-  p.command_queue_depth = host.integer("s4bxi/command-queue-depth", options::command_queue_depth(), 1);
+  p.pci_latency_s = host.real("s4bxi/pci-latency", options::pci_latency_s());
+  p.pci_bandwidth_Bps = host.real("s4bxi/pci-bandwidth", options::pci_bandwidth_Bps());
+  p.pci_transfer_cap_Bps = host.real("s4bxi/pci-transfer-cap", options::pci_transfer_cap_Bps());
+  p.tx_delay_s = host.real("s4bxi/nic-tx-delay", options::nic_tx_delay_s());
+  p.rx_delay_s = host.real("s4bxi/nic-rx-delay", options::nic_rx_delay_s());
+  p.response_delay_s = host.real("s4bxi/nic-response-delay", options::nic_response_delay_s());
+  p.command_queue_depth = host.integer("s4bxi/command-queue-depth", options::command_queue_depth());
   p.inline_limit_matching =
-      static_cast<uint64_t>(host.integer("s4bxi/inline-limit-matching", options::inline_limit_matching(), 0));
-  p.inline_limit_plain = static_cast<uint64_t>(host.integer("s4bxi/inline-limit", options::inline_limit_plain(), 0));
+      static_cast<uint64_t>(host.integer("s4bxi/inline-limit-matching", options::inline_limit_matching()));
+  p.inline_limit_plain = static_cast<uint64_t>(host.integer("s4bxi/inline-limit", options::inline_limit_plain()));
   p.pio_limit_matching =
-      static_cast<uint64_t>(host.integer("s4bxi/pio-limit-matching", options::pio_limit_matching(), 0));
-  p.pio_limit_plain = static_cast<uint64_t>(host.integer("s4bxi/pio-limit", options::pio_limit_plain(), 0));
-  p.early_send_limit = static_cast<uint64_t>(host.integer("s4bxi/early-send-limit", options::early_send_limit(), 0));
-  p.tx_actors = host.integer("s4bxi/tx-actors", options::tx_actors(), 1);
-  p.rx_actors = host.integer("s4bxi/rx-actors", options::rx_actors(), 1);
+      static_cast<uint64_t>(host.integer("s4bxi/pio-limit-matching", options::pio_limit_matching()));
+  p.pio_limit_plain = static_cast<uint64_t>(host.integer("s4bxi/pio-limit", options::pio_limit_plain()));
+  p.early_send_limit = static_cast<uint64_t>(host.integer("s4bxi/early-send-limit", options::early_send_limit()));
+  p.tx_actors = host.integer("s4bxi/tx-actors", options::tx_actors());
+  p.rx_actors = host.integer("s4bxi/rx-actors", options::rx_actors());
   p.e2e = host.boolean("s4bxi/e2e", options::e2e());
-  // A zero timeout would retransmit every message at once, forever.
-  p.retry_timeout_s = host.real("s4bxi/e2e-retry-timeout", options::e2e_retry_timeout_s(), 1e-9);
-  p.max_retries = host.integer("s4bxi/e2e-max-retries", options::e2e_max_retries(), 0);
+  // (A zero timeout, which would retransmit every message at once forever, is out of its range.)
+  p.retry_timeout_s = host.real("s4bxi/e2e-retry-timeout", options::e2e_retry_timeout_s());
+  p.max_retries = host.integer("s4bxi/e2e-max-retries", options::e2e_max_retries());
   p.quick_acks = host.boolean("s4bxi/quick-acks", options::quick_acks());
-  const int max_memcpy = host.integer("s4bxi/max-memcpy", options::max_memcpy(), std::numeric_limits<int>::min());
+  const int max_memcpy = host.integer("s4bxi/max-memcpy", options::max_memcpy());
   if (max_memcpy >= 0)
     p.max_memcpy = static_cast<uint64_t>(max_memcpy);
   return p;

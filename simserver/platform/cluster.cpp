@@ -1,6 +1,7 @@
 #include "cluster.hpp"
 
 #include "fattree_spec.hpp"
+#include "platform_values.hpp"
 #include "../model_options.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
@@ -11,6 +12,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <stdexcept>
 
@@ -66,11 +68,24 @@ void check_xml_file(const std::string& path)
   if (not file)
     throw std::runtime_error("platform file '" + path + "' cannot be read; give an existing SimGrid XML file or a "
                              "fattree: specification to --platform");
-  std::string start(512, '\0');
-  file.read(start.data(), static_cast<std::streamsize>(start.size()));
-  start.resize(static_cast<size_t>(file.gcount()));
-  if (start.find("<platform") == std::string::npos)
+  const std::string xml{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  if (xml.find("<platform") == std::string::npos)
     throw std::runtime_error("platform file '" + path + "' is not a SimGrid XML platform (no <platform> element)");
+  check_platform_values(path, xml);
+}
+
+// What SimGrid accepted from files the first check did not see (<include>):
+// a link that never delivers, or delivers before it was sent.
+void check_loaded_links(const std::string& path)
+{
+  for (const auto* link : s4u::Engine::get_instance()->get_all_links()) {
+    if (not(link->get_bandwidth() > 0))
+      throw std::runtime_error("platform file '" + path + "': link '" + link->get_name() +
+                               "' has no bandwidth, and a bandwidth must be greater than 0; fix the platform file");
+    if (not(link->get_latency() >= 0))
+      throw std::runtime_error("platform file '" + path + "': link '" + link->get_name() +
+                               "' has a negative latency, and a latency must be at least 0; fix the platform file");
+  }
 }
 
 // "node10" sorts after "node2".
@@ -143,7 +158,13 @@ std::vector<Node> load_cluster(const std::string& spec)
     } catch (const std::exception& e) {
       throw std::runtime_error("platform file '" + spec + "' could not be loaded: " + e.what());
     }
+    check_loaded_links(spec);
   }
+  // SimGrid 3.32 seals a platform read from XML only when the simulation
+  // starts, and a zone computes its routes when sealed (Dijkstra numbers its
+  // graph's nodes then, Floyd completes its tables): the server asks for
+  // routes before (PCIe links, fault injection, E2E), so seal it now.
+  s4u::Engine::get_instance()->seal_platform();
   auto nodes = discover_nodes();
   if (nodes.empty())
     throw std::runtime_error("platform '" + spec + "' has no node: each node needs a CPU host X and a NIC host X" +

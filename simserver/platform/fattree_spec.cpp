@@ -1,5 +1,6 @@
 #include "fattree_spec.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <sstream>
 
@@ -33,6 +34,45 @@ bool parse_unsigned(const std::string& text, unsigned& value)
     return false;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   return ec == std::errc() && end == text.data() + text.size() && value > 0;
+}
+
+// Multiplication that stops at `cap` + 1 instead of overflowing.
+unsigned long long capped_product(unsigned long long a, unsigned long long b, unsigned long long cap)
+{
+  if (a != 0 && b > (cap + 1) / a)
+    return cap + 1;
+  return std::min(a * b, cap + 1);
+}
+
+// Nodes, switches and links as SimGrid's FatTreeZone builds them: level i
+// (1 = leaf switches) has prod(down[i..]) * prod(up[..i]) switches, and each
+// element of level i-1 has up[i] parents, joined by parallel[i] links each.
+std::optional<std::string> size_problem(const FatTreeSpec& spec, const std::string& text)
+{
+  constexpr unsigned long long cap = 1ULL << 40;
+  unsigned long long nodes = 1;
+  for (unsigned children : spec.down)
+    nodes = capped_product(nodes, children, cap);
+  if (nodes > kMaxFatTreeNodes)
+    return "fat-tree specification '" + text + "' has " + (nodes > cap ? "over a trillion" : std::to_string(nodes)) +
+           " nodes; at most " + std::to_string(kMaxFatTreeNodes) + " nodes are supported";
+  unsigned long long switches = 0;
+  unsigned long long links = 0;
+  unsigned long long below = nodes; // elements of the level under the current one
+  for (unsigned level = 0; level < spec.levels; ++level) {
+    links = std::min(links + capped_product(capped_product(below, spec.up[level], cap), spec.parallel[level], cap),
+                     cap + 1);
+    unsigned long long at_level = capped_product(below / spec.down[level], spec.up[level], cap);
+    switches = std::min(switches + at_level, cap + 1);
+    below = at_level;
+  }
+  if (switches > kMaxFatTreeSwitches)
+    return "fat-tree specification '" + text + "' has " + std::to_string(switches) + " switches; at most " +
+           std::to_string(kMaxFatTreeSwitches) + " are supported";
+  if (links > kMaxFatTreeLinks)
+    return "fat-tree specification '" + text + "' has " + std::to_string(links) + " links; at most " +
+           std::to_string(kMaxFatTreeLinks) + " are supported";
+  return std::nullopt;
 }
 
 } // namespace
@@ -71,6 +111,10 @@ std::optional<FatTreeSpec> parse_fattree(const std::string& text, std::string& e
               std::to_string(lists[i]->size()) + " values for " + std::to_string(spec.levels) + " levels" + usage;
       return std::nullopt;
     }
+  }
+  if (auto problem = size_problem(spec, text)) {
+    error = *problem;
+    return std::nullopt;
   }
   return spec;
 }

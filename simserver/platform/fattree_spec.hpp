@@ -20,7 +20,15 @@ struct FatTreeSpec {
 
 inline constexpr const char* kFatTreePrefix = "fattree:";
 
-// Returns the spec, or std::nullopt with `error` set to one sentence saying what is wrong.
+// The largest fat trees built: every node gets a NIC with its actors, and
+// SimGrid builds every switch and link before the run starts, so a spec
+// beyond these would take the machine's memory (or hours) rather than run.
+inline constexpr unsigned long kMaxFatTreeNodes = 16384;
+inline constexpr unsigned long kMaxFatTreeSwitches = 16384;
+inline constexpr unsigned long kMaxFatTreeLinks = 1000000;
+
+// Returns the spec, or std::nullopt with `error` set to one sentence saying
+// what is wrong (a size beyond the limits above included).
 std::optional<FatTreeSpec> parse_fattree(const std::string& text, std::string& error);
 
 } // namespace s4bxi::platform

@@ -7,7 +7,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
+#include <sys/file.h>
+#include <unistd.h>
 
 namespace s4bxi::trace {
 
@@ -15,6 +18,7 @@ Recorder* active = nullptr;
 
 namespace {
 
+constexpr const char* kLockFile = ".s4bxi-trace.lock";
 constexpr size_t kFlushBytes = 1 << 20; // both files are written in blocks of about this size
 constexpr uint32_t kMaxLanes = 64;      // beyond, overlapping slices share the last lane
 
@@ -150,6 +154,21 @@ std::unique_ptr<Recorder> Recorder::open(const std::string& directory, std::vect
     return nullptr;
   }
   std::unique_ptr<Recorder> recorder(new Recorder());
+  // Two jobs writing one directory would interleave events.csv and leave a
+  // trace.json that is not JSON: the second one is refused before it
+  // truncates anything. The kernel drops the lock however the run ends.
+  const std::string lock_path = directory + "/" + kLockFile;
+  recorder->lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (recorder->lock_fd_ < 0) {
+    error = "cannot write in the trace directory '" + directory + "' (" + std::strerror(errno) + ")";
+    return nullptr;
+  }
+  if (flock(recorder->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    error = errno == EWOULDBLOCK ? "the trace directory '" + directory +
+                                       "' is in use by another s4bxi-run job; give each job its own --trace directory"
+                                 : "cannot lock the trace directory '" + directory + "' (" + std::strerror(errno) + ")";
+    return nullptr;
+  }
   const std::string csv_path = directory + "/events.csv";
   const std::string json_path = directory + "/trace.json";
   recorder->csv_file_ = std::fopen(csv_path.c_str(), "w");
@@ -173,6 +192,8 @@ std::unique_ptr<Recorder> Recorder::open(const std::string& directory, std::vect
 Recorder::~Recorder()
 {
   close(0);
+  if (lock_fd_ >= 0)
+    ::close(lock_fd_);
 }
 
 void Recorder::set_processes(const std::vector<pid_t>& os_pids)

@@ -42,7 +42,9 @@ struct Event {
 class Recorder {
 public:
   // Creates `directory` if needed and starts both files; nullptr and one
-  // sentence in `error` if it cannot. `node_names` name the nodes by index.
+  // sentence in `error` if it cannot, or if another job traces into the same
+  // directory (a lock held until this run ends). `node_names` name the nodes
+  // by index.
   static std::unique_ptr<Recorder> open(const std::string& directory, std::vector<std::string> node_names,
                                         std::string& error);
   ~Recorder();
@@ -79,6 +81,7 @@ private:
 
   std::FILE* csv_file_ = nullptr;
   std::FILE* json_file_ = nullptr;
+  int lock_fd_ = -1; // flock'ed: the directory is this run's
   std::string csv_;  // buffered rows, written out in large blocks
   std::string json_;
   std::string actor_; // scratch

@@ -170,7 +170,7 @@ TEST_F(NicEngine, BadPropertiesAreExplained)
     }
   };
   nodes_[3].nic->set_property("s4bxi/tx-actors", "0");
-  expect_error(*nodes_[3].nic, nodes_[3].cpu, "s4bxi/tx-actors is 0 on host node3_NIC, it must be an integer of at least 1");
+  expect_error(*nodes_[3].nic, nodes_[3].cpu, "s4bxi/tx-actors is 0 on host node3_NIC, it must be an integer from 1 to 64");
   nodes_[3].nic->set_property("s4bxi/tx-actors", "2");
   nodes_[3].nic->set_property("s4bxi/bxi-latency", "1e-6");
   expect_error(*nodes_[3].nic, nodes_[3].cpu, "cannot change per node");
