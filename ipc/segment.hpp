@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 
 namespace s4bxi::ipc {
 
@@ -31,19 +32,31 @@ struct ClockConfig {
   int64_t sync_quantum_ns;      // thread CPU time without a call after which the rank syncs (0: never)
 };
 
+// Page 0 of the segment: written by the server before any rank starts, then
+// never again; each rank maps it read-only, and the server never reads it
+// back (it keeps its own copy of the layout: a rank cannot move the server's
+// idea of where the channels are).
 struct SegmentHeader {
   uint64_t magic;
   uint32_t version;
   uint32_t rank_count;
+  uint64_t page_size;        // the unit of the layout, and of the ranks' protections
+  uint64_t scheduling_offset; // where the SharedScheduling page starts
   uint64_t channels_offset;
-  uint64_t channel_stride;
+  uint64_t channel_stride;   // a whole number of pages
   ClockConfig clock;
+  // With more ranks than cores, every rank waiting for an answer but the
+  // one being served sleeps (SharedScheduling).
+  uint32_t only_served_rank_spins;
+};
+
+// A page that every rank writes: who spins while waiting for an answer.
+struct SharedScheduling {
   // The rank whose proxy runs now: the only one whose answer can come before
   // the server waits on another process. With more ranks than cores
   // (`only_served_rank_spins`), every other rank waiting for an answer
   // sleeps instead of spinning on a CPU that the running rank and the server need.
   alignas(64) std::atomic<uint32_t> served_rank;
-  uint32_t only_served_rank_spins;
   // With more ranks than cores, the rank that last stopped being served keeps
   // spinning, yielding at every turn, until another one takes its place
   // (ipc::SpinCondition::warm): so a CPU where ranks run never goes idle, and
@@ -57,6 +70,7 @@ inline constexpr uint32_t kAttentionEnded = 2;
 // Something outside the simulation may have released a rank (some rank, not
 // necessarily this one): a PtlAbort, or a parked rank that called or ended.
 inline constexpr uint32_t kAttentionNotice = 4;
+inline constexpr uint32_t kAttentionAll = kAttentionPmi | kAttentionEnded | kAttentionNotice;
 
 // What a rank writes to the run's crash pipe (4 bytes, atomic in a pipe): its
 // rank number when it crashes; its rank number with one of these bits when it
@@ -89,6 +103,9 @@ struct alignas(64) Channel {
   std::atomic<uint32_t> crash_signal; // 0: no crash
   int32_t crash_tid;
   uint64_t crash_address; // faulting address (SIGSEGV, SIGBUS), else 0
+  // The fault was a write (or read) into the run's shared segment outside
+  // the rank's own channel, which the rank does not map writable.
+  uint32_t crash_in_segment;
   std::atomic<uint32_t> crash_read;
   // Incremented by PtlAbort while a thread of the rank waits: a wait or poll
   // that began under an older value (Request::abort_epoch) ends with
@@ -108,34 +125,43 @@ struct alignas(64) Channel {
   alignas(64) Reply reply;
 };
 
-inline std::size_t segment_size(uint32_t rank_count)
-{
-  std::size_t header = (sizeof(SegmentHeader) + 63) / 64 * 64;
-  return header + static_cast<std::size_t>(rank_count) * sizeof(Channel);
-}
+// The segment's layout: a header page, a scheduling page, then one channel
+// per rank, each on pages of its own, so that a rank can map its own channel
+// writable and every other channel not at all (preload/rank_client.cpp): a
+// stray write of the program then faults in the program, instead of
+// changing what another rank or the server reads.
+struct SegmentLayout {
+  std::size_t page_size;
+  uint32_t rank_count;
+
+  [[nodiscard]] std::size_t round_up(std::size_t bytes) const { return (bytes + page_size - 1) / page_size * page_size; }
+  [[nodiscard]] std::size_t scheduling_offset() const { return round_up(sizeof(SegmentHeader)); }
+  [[nodiscard]] std::size_t channels_offset() const { return scheduling_offset() + round_up(sizeof(SharedScheduling)); }
+  [[nodiscard]] std::size_t channel_stride() const { return round_up(sizeof(Channel)); }
+  [[nodiscard]] std::size_t channel_offset(uint32_t rank) const { return channels_offset() + channel_stride() * rank; }
+  [[nodiscard]] std::size_t size() const { return channel_offset(rank_count); }
+};
 
 inline SegmentHeader* header_of(void* base)
 {
   return static_cast<SegmentHeader*>(base);
 }
 
-inline Channel* channel_of(void* base, uint32_t rank)
-{
-  auto* header = header_of(base);
-  return reinterpret_cast<Channel*>(static_cast<char*>(base) + header->channels_offset +
-                                    header->channel_stride * rank);
-}
-
-// Fills a fresh (zeroed) segment's header.
-inline void format_segment(void* base, uint32_t rank_count, const ClockConfig& clock)
+// Fills a fresh (zeroed) segment's header and constructs its channels.
+inline void format_segment(void* base, const SegmentLayout& layout, const ClockConfig& clock)
 {
   auto* header = header_of(base);
   header->magic = kSegmentMagic;
   header->version = kProtocolVersion;
-  header->rank_count = rank_count;
-  header->channels_offset = (sizeof(SegmentHeader) + 63) / 64 * 64;
-  header->channel_stride = sizeof(Channel);
+  header->rank_count = layout.rank_count;
+  header->page_size = layout.page_size;
+  header->scheduling_offset = layout.scheduling_offset();
+  header->channels_offset = layout.channels_offset();
+  header->channel_stride = layout.channel_stride();
   header->clock = clock;
+  new (static_cast<char*>(base) + layout.scheduling_offset()) SharedScheduling();
+  for (uint32_t rank = 0; rank < layout.rank_count; ++rank)
+    new (static_cast<char*>(base) + layout.channel_offset(rank)) Channel();
 }
 
 } // namespace s4bxi::ipc

@@ -14,6 +14,8 @@ namespace {
 ipc::Channel* channel = nullptr;
 uint32_t rank_number = 0;
 int pipe_fd = -1;
+uintptr_t segment_start = 0;
+uintptr_t segment_end = 0;
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
@@ -25,6 +27,8 @@ void on_fatal_signal(int signal, siginfo_t* info, void*)
     channel->crash_tid = static_cast<int32_t>(syscall(SYS_gettid));
     const bool memory_fault = signal == SIGSEGV || signal == SIGBUS;
     channel->crash_address = memory_fault ? reinterpret_cast<uint64_t>(info->si_addr) : 0;
+    const auto address = reinterpret_cast<uintptr_t>(info->si_addr);
+    channel->crash_in_segment = memory_fault && address >= segment_start && address < segment_end ? 1 : 0;
     channel->crash_read.store(0, std::memory_order_release);
     [[maybe_unused]] auto written = write(pipe_fd, &rank_number, sizeof rank_number);
     // While this thread waits here, the server reads its stack. Bounded (100
@@ -46,11 +50,13 @@ void on_fatal_signal(int signal, siginfo_t* info, void*)
 
 } // namespace
 
-void install(ipc::Channel* crash_channel, uint32_t rank, int crash_fd)
+void install(ipc::Channel* crash_channel, uint32_t rank, int crash_fd, const void* segment, std::size_t segment_length)
 {
   if (crash_channel == nullptr || crash_fd < 0)
     return;
   channel = crash_channel;
+  segment_start = reinterpret_cast<uintptr_t>(segment);
+  segment_end = segment_start + segment_length;
   rank_number = rank;
   pipe_fd = crash_fd;
   for (int signal : kFatalSignals) {

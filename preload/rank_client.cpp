@@ -29,7 +29,10 @@ std::atomic<State> current_state{State::NotLaunched};
 std::atomic<bool> explained{false};
 
 int segment_fd = -1;
-ipc::SegmentHeader* header = nullptr;
+void* segment_base = nullptr; // the whole mapping, for crash reports
+std::size_t segment_length = 0;
+const ipc::SegmentHeader* header = nullptr; // read-only in this process
+ipc::SharedScheduling* scheduling = nullptr;
 ipc::Channel* channel = nullptr;
 uint32_t channel_rank = 0;
 ipc::HelloResult hello_result{};
@@ -107,7 +110,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
     send_notice(channel_rank | ipc::kNoticeCallTag);
   // With more ranks than cores, spin only while the server still serves us,
   // or while no other rank stopped being served after us (the warm rank).
-  const ipc::SpinCondition served{&header->served_rank, channel_rank, &header->warm_rank};
+  const ipc::SpinCondition served{&scheduling->served_rank, channel_rank, &scheduling->warm_rank};
   ipc::wait_for_ring(channel->reply_bell, seen, spin_budget, nullptr, nullptr,
                      header->only_served_rank_spins != 0 ? &served : nullptr);
   reply = channel->reply;
@@ -134,6 +137,27 @@ void on_fork_child()
   current_state.store(State::NotTheRank, std::memory_order_release);
   close(segment_fd);
   crash::forget(); // a child's crash is not the rank's
+}
+
+// The segment as this rank may touch it: its header read-only, the shared
+// scheduling page and its own channel writable, every other rank's channel
+// not at all. A stray write of the program into the segment (a wild pointer,
+// an overrun) then faults in the program, whose crash report says where,
+// instead of silently changing another rank's request or the layout. Left as
+// mapped if the layout is not in whole pages of this machine.
+void protect_segment(void* base, std::size_t length, const ipc::SegmentLayout& layout, uint32_t rank)
+{
+  if (layout.page_size != static_cast<std::size_t>(sysconf(_SC_PAGESIZE)))
+    return;
+  auto* bytes = static_cast<char*>(base);
+  const std::size_t channels_end = layout.size();
+  mprotect(base, layout.scheduling_offset(), PROT_READ);
+  mprotect(bytes + layout.channels_offset(), channels_end - layout.channels_offset(), PROT_NONE);
+  mprotect(bytes + layout.channel_offset(rank), layout.channel_stride(), PROT_READ | PROT_WRITE);
+  if (length > channels_end) // not the server's segment size: nothing there for us
+    mprotect(bytes + channels_end, length - channels_end, PROT_NONE);
+  segment_base = base;
+  segment_length = length;
 }
 
 // Maps the segment named by the environment and returns its rank's channel,
@@ -165,12 +189,15 @@ ipc::Channel* find_channel(const char* fd_text, const char* rank_text, const cha
   if (head->version != ipc::kProtocolVersion)
     fatal("libportals (s4bxi): this libportals and s4bxi-simserver speak different protocol versions; "
           "use the libportals.so.4 that comes with the s4bxi-run you launch\n");
-  if (head->rank_count != static_cast<uint32_t>(size) or length < ipc::segment_size(head->rank_count) or
-      head->channel_stride < sizeof(ipc::Channel))
+  const ipc::SegmentLayout layout{head->page_size, head->rank_count};
+  if (head->rank_count != static_cast<uint32_t>(size) or head->page_size == 0 or length < layout.size() or
+      head->scheduling_offset != layout.scheduling_offset() or head->channels_offset != layout.channels_offset() or
+      head->channel_stride != layout.channel_stride())
     fatal("libportals (s4bxi): the S4BXI_* environment does not match the run's shared segment; "
           "do not change S4BXI_RANK, S4BXI_SIZE or S4BXI_SHM_FD\n");
 
-  ipc::Channel* mine = ipc::channel_of(base, static_cast<uint32_t>(rank));
+  auto* bytes = static_cast<char*>(base);
+  ipc::Channel* mine = reinterpret_cast<ipc::Channel*>(bytes + layout.channel_offset(static_cast<uint32_t>(rank)));
   if (mine->debugged != 0 and mine->owner_pid.load(std::memory_order_acquire) == getppid()) {
     // Started by the debugger (through its shell, which execs the program):
     // this process is the rank from now on, and dies with its debugger.
@@ -190,7 +217,9 @@ ipc::Channel* find_channel(const char* fd_text, const char* rank_text, const cha
   // their copy (on_fork_child).
   segment_fd = static_cast<int>(fd);
   header = head;
+  scheduling = reinterpret_cast<ipc::SharedScheduling*>(bytes + layout.scheduling_offset());
   channel_rank = static_cast<uint32_t>(rank);
+  protect_segment(base, length, layout, channel_rank);
   return mine;
 }
 
@@ -229,7 +258,7 @@ __attribute__((constructor(101))) void attach()
   current_state.store(State::Attached, std::memory_order_release);
   long crash_fd = -1;
   if (const char* crash_text = std::getenv(ipc::kEnvCrashFd); crash_text != nullptr and parse_int(crash_text, crash_fd)) {
-    crash::install(channel, channel_rank, static_cast<int>(crash_fd));
+    crash::install(channel, channel_rank, static_cast<int>(crash_fd), segment_base, segment_length);
     notice_fd = static_cast<int>(crash_fd);
   }
   sync_timer::start(header->clock.sync_quantum_ns);

@@ -170,7 +170,7 @@ int main(int argc, char** argv)
   // More ranks than cores: a rank that waits for an answer while the server
   // serves another one sleeps (ipc/segment.hpp).
   const bool oversubscribed = launch->ranks > std::thread::hardware_concurrency();
-  processes.header()->only_served_rank_spins = oversubscribed ? 1 : 0;
+  processes.set_only_served_rank_spins(oversubscribed);
 
   world.ranks.resize(launch->ranks);
   std::vector<uint32_t> next_pid(world.nodes.size(), kFirstPid);

@@ -122,7 +122,7 @@ RankProxy::Wake RankProxy::wait_for_request()
   // a kernel without pidfds, or Ctrl-C, are noticed here.
   const timespec liveness_period{0, 20'000'000};
   // From now on, until its answer, the server waits on this rank alone.
-  world_.processes->header()->served_rank.store(rank_, std::memory_order_relaxed);
+  world_.processes->scheduling()->served_rank.store(rank_, std::memory_order_relaxed);
   struct WaitClock {
     RankStatistics& stats;
     const double start = job::wall_clock_now();
@@ -139,6 +139,12 @@ RankProxy::Wake RankProxy::wait_for_request()
         park();
         continue; // it called or ended
       }
+    }
+    // Only the server's rank watcher sets attention bits, and only these.
+    if (const uint32_t bits = channel->attention.load(); (bits & ~ipc::kAttentionAll) != 0) {
+      char text[64];
+      std::snprintf(text, sizeof text, "attention flags 0x%x", bits);
+      overwritten(text);
     }
     // A PtlAbort or a parked rank's call, in any rank: wake who it releases.
     if ((channel->attention.load() & ipc::kAttentionNotice) != 0) {
@@ -209,7 +215,14 @@ void RankProxy::park()
   }
   channel->parked.store(0, std::memory_order_seq_cst);
   // Other proxies ran meanwhile: from now on, the server waits on this rank.
-  world_.processes->header()->served_rank.store(rank_, std::memory_order_relaxed);
+  world_.processes->scheduling()->served_rank.store(rank_, std::memory_order_relaxed);
+}
+
+void RankProxy::overwritten(const std::string& evidence)
+{
+  control_.finish(1, "rank " + std::to_string(rank_) + " overwrote its channel to the emulator (" + evidence +
+                         "): a stray pointer or an overrun in the program, the one part of the emulator's memory it "
+                         "can write; the other ranks were stopped");
 }
 
 void RankProxy::inject_compute(uint64_t compute_ns)
@@ -240,7 +253,7 @@ void RankProxy::reply(ipc::Reply reply)
     stats.wake_ups++; // the ring below wakes it up (a futex wake, and a scheduling delay)
   channel->reply = reply;
   channel->reply_bell.sleep_hint.store(0, std::memory_order_relaxed);
-  world_.processes->header()->served_rank.store(rank_, std::memory_order_relaxed);
+  world_.processes->scheduling()->served_rank.store(rank_, std::memory_order_relaxed);
   channel->reply_bell.ring();
 }
 
@@ -272,6 +285,14 @@ void RankProxy::operator()()
       continue;
     }
     const ipc::Request request = channel->request;
+    // The preload writes only known operations: anything else is the
+    // program's own stray write over its channel (the one part of the
+    // segment it maps writable), and what else it damaged there is unknown.
+    if (request.op < ipc::Op::Hello || request.op >= ipc::Op::Count_) {
+      char op[16];
+      std::snprintf(op, sizeof op, "0x%x", static_cast<unsigned>(request.op));
+      overwritten(std::string("its request names the operation ") + op + ", which libportals never sends");
+    }
     if (request.op == ipc::Op::Hello) {
       // First call of the process, or of a new image after exec(): the time it
       // spent loading is not the program's compute.
@@ -327,7 +348,17 @@ void RankProxy::operator()()
         early.flags = ipc::kReplyClockPending;
         reply(early);
       };
-    ipc::Reply answer = api_.handle(rank, request);
+    ipc::Reply answer;
+    try {
+      answer = api_.handle(rank, request);
+    } catch (const std::bad_alloc&) {
+      // The argument checks bound what a call may make the server hold; a
+      // call that still asks for more than it can allocate ends the run, not
+      // the server.
+      control_.finish(1, "rank " + std::to_string(rank_) + "'s " + portals::Api::call_name(request.op) +
+                             " asked the server for more memory than it could allocate; the other ranks were "
+                             "stopped");
+    }
     rank.answer_early = nullptr;
     rank.running_ahead = false;
     if (traced && trace::active != nullptr)

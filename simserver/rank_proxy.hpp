@@ -34,6 +34,8 @@ private:
   void inject_compute(uint64_t compute_ns);
   void reply(ipc::Reply reply);
   void ended(const job::Termination& end);
+  // The rank's channel holds what neither side writes (`evidence`): ends the run.
+  [[noreturn]] void overwritten(const std::string& evidence);
 
   World& world_;
   portals::Api& api_;

@@ -44,12 +44,13 @@ int main(int argc, char** argv)
   }
   // No MFD_CLOEXEC: the rank inherits the descriptor, as from the real server.
   int fd = memfd_create("s4bxi-fake", 0);
-  std::size_t size = segment_size(1);
+  const SegmentLayout layout{static_cast<std::size_t>(sysconf(_SC_PAGESIZE)), 1};
+  std::size_t size = layout.size();
   if (fd < 0 or ftruncate(fd, static_cast<off_t>(size)) != 0)
     return 2;
   void* base = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  format_segment(base, 1, ClockConfig{1.0, 0.0, 1'000'000'000LL * 1'000'000'000LL, 0, 0});
-  Channel* channel = channel_of(base, 0);
+  format_segment(base, layout, ClockConfig{1.0, 0.0, 1'000'000'000LL * 1'000'000'000LL, 0, 0});
+  auto* channel = reinterpret_cast<Channel*>(static_cast<char*>(base) + layout.channel_offset(0));
 
   pid_t rank = fork();
   if (rank == 0) {

@@ -12,6 +12,7 @@ void CrashReports::read(unsigned rank, pid_t pid, ipc::Channel& channel)
   CrashReport report;
   report.signal = static_cast<int>(channel.crash_signal.load(std::memory_order_acquire));
   report.address = channel.crash_address;
+  report.in_segment = channel.crash_in_segment != 0 && (report.signal == SIGSEGV || report.signal == SIGBUS);
   if (report.signal != 0)
     report.frames = crashed_thread_stack(pid, channel.crash_tid, kFramesKept);
   {

@@ -20,6 +20,7 @@ namespace s4bxi::job {
 struct CrashReport {
   int signal = 0;
   uint64_t address = 0; // SIGSEGV and SIGBUS
+  bool in_segment = false; // the address is in the run's shared segment, outside the rank's channel
   std::vector<Frame> frames; // innermost first
 };
 

@@ -281,6 +281,11 @@ void JobControl::rank_failed(unsigned rank, const Termination& end)
   std::string sentence = "rank " + std::to_string(rank) + " " + end.describe();
   std::string backtrace;
   if (auto crash = world_.crashes.of(rank); crash && end.signaled && crash->signal == end.code) {
+    // A stray write into the emulator's memory: the rank maps no other
+    // channel than its own writable (preload/rank_client.cpp).
+    if (crash->in_segment)
+      sentence = "rank " + std::to_string(rank) + " wrote outside its channel, into the emulator's shared memory (a "
+                 "stray pointer or an overrun), and " + end.describe();
     sentence += crash_place(*crash);
     char when[64];
     std::snprintf(when, sizeof when, ", at simulated time %.9f s", simgrid::s4u::Engine::get_clock());

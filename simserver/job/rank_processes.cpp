@@ -51,20 +51,33 @@ RankProcesses::RankProcesses(unsigned count, const ipc::ClockConfig& clock)
                              " file descriptors in the server (two per rank), the limit is " +
                              std::to_string(raised.rlim_cur) + "; raise it with ulimit -n");
   // Not close-on-exec: the rank processes inherit it (the preload closes its copy).
-  memfd_ = memfd_create("s4bxi-ipc", 0);
+  memfd_ = memfd_create("s4bxi-ipc", MFD_ALLOW_SEALING);
   if (memfd_ < 0)
     throw std::runtime_error(std::string("cannot create the shared-memory segment: ") + strerror(errno));
-  segment_bytes_ = ipc::segment_size(count);
+  const ipc::SegmentLayout layout{static_cast<size_t>(sysconf(_SC_PAGESIZE)), count};
+  segment_bytes_ = layout.size();
   if (ftruncate(memfd_, static_cast<off_t>(segment_bytes_)) != 0)
     throw std::runtime_error(std::string("cannot size the shared-memory segment: ") + strerror(errno));
+  // Its size is fixed for good: a rank that truncated it (through the
+  // descriptor it inherits) would make the server's next access to a
+  // channel a SIGBUS.
+  if (fcntl(memfd_, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+    throw std::runtime_error(std::string("cannot seal the shared-memory segment: ") + strerror(errno));
   segment_ = mmap(nullptr, segment_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, memfd_, 0);
   if (segment_ == MAP_FAILED)
     throw std::runtime_error(std::string("cannot map the shared-memory segment: ") + strerror(errno));
-  ipc::format_segment(segment_, count, clock);
+  ipc::format_segment(segment_, layout, clock);
+  auto* base = static_cast<char*>(segment_);
+  scheduling_ = reinterpret_cast<ipc::SharedScheduling*>(base + layout.scheduling_offset());
+  for (unsigned rank = 0; rank < count; ++rank)
+    channels_.push_back(reinterpret_cast<ipc::Channel*>(base + layout.channel_offset(rank)));
   if (pipe2(crash_pipe_, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("cannot create the crash pipe: ") + strerror(errno));
-  for (unsigned rank = 0; rank < count; ++rank)
-    new (channel(rank)) ipc::Channel();
+}
+
+void RankProcesses::set_only_served_rank_spins(bool on)
+{
+  ipc::header_of(segment_)->only_served_rank_spins = on ? 1 : 0;
 }
 
 RankProcesses::~RankProcesses()

@@ -51,8 +51,11 @@ public:
 
   [[nodiscard]] unsigned count() const { return count_; }
   [[nodiscard]] pid_t pid(unsigned rank) const { return pids_[rank]; }
-  [[nodiscard]] ipc::Channel* channel(unsigned rank) const { return ipc::channel_of(segment_, rank); }
-  [[nodiscard]] ipc::SegmentHeader* header() const { return ipc::header_of(segment_); }
+  // From the layout the server made, never from what the segment says now.
+  [[nodiscard]] ipc::Channel* channel(unsigned rank) const { return channels_[rank]; }
+  [[nodiscard]] ipc::SharedScheduling* scheduling() const { return scheduling_; }
+  // Set before the ranks start (read-only for them afterwards).
+  void set_only_served_rank_spins(bool on);
   // Server ends of the ranks' PMI sockets (the rank's end is its PMI_FD).
   [[nodiscard]] const std::vector<int>& pmi_sockets() const { return pmi_sockets_; }
   // Read end of the crash pipe: a rank that gets a fatal signal writes its
@@ -78,6 +81,8 @@ private:
   int memfd_ = -1;
   void* segment_ = nullptr;
   size_t segment_bytes_ = 0;
+  std::vector<ipc::Channel*> channels_;
+  ipc::SharedScheduling* scheduling_ = nullptr;
   std::vector<pid_t> pids_;
   std::vector<int> pmi_sockets_;
   int crash_pipe_[2] = {-1, -1};

@@ -198,11 +198,25 @@ double deadline_after_ms(int64_t timeout_ms)
   return timeout_ms < 0 ? kForever : s4u::Engine::get_clock() + static_cast<double>(timeout_ms) * 1e-3;
 }
 
+// A logical NI's map: at most this many entries (PTL_NO_SPACE beyond: the
+// server would have to hold them), each a ptl_process_t, 8 bytes in every ABI
+// (a few more allowed for padding).
+constexpr uint64_t kMaxMapEntries = 1U << 24;
+constexpr uint64_t kMaxMapEntrySize = 64;
+
 // Reads an array of handles from the rank (PtlEQPoll/PtlCTPoll): the low 32
 // bits of each element are the handle in every ABI we serve.
 bool read_handles(const RankPortals& rank, const ipc::PollArgs& args, std::vector<ipc::Handle>& out)
 {
   if (args.handle_size != 4 && args.handle_size != 8)
+    return false;
+  // No more handles than the rank's NIs can have objects: a larger size is
+  // a wrong argument, not an allocation to attempt.
+  uint64_t objects = 0;
+  for (const auto& ni : rank.nis)
+    if (ni)
+      objects += static_cast<uint64_t>(std::max(ni->limits.max_eqs, 0)) + static_cast<uint64_t>(std::max(ni->limits.max_cts, 0));
+  if (args.size > objects)
     return false;
   std::vector<unsigned char> raw(static_cast<size_t>(args.size) * args.handle_size);
   if (not job::read_rank_memory(rank.os_pid, args.handles_address, raw.data(), raw.size()))
@@ -503,8 +517,10 @@ Reply Api::get_id(RankPortals& rank, ipc::Handle handle, bool physical)
 Reply Api::set_map(RankPortals& rank, const ipc::MapArgs& args)
 {
   NetworkInterface* ni = find_ni(rank, args.ni);
-  if (ni == nullptr || not ni->logical || args.count == 0 || args.entry_size < 8)
+  if (ni == nullptr || not ni->logical || args.count == 0 || args.entry_size < 8 || args.entry_size > kMaxMapEntrySize)
     return status(Status::ArgInvalid);
+  if (args.count > kMaxMapEntries)
+    return status(Status::NoSpace);
   std::vector<unsigned char> raw(args.count * args.entry_size);
   if (not job::read_rank_memory(rank.os_pid, args.address, raw.data(), raw.size()))
     return status(Status::ArgInvalid);
@@ -519,7 +535,7 @@ Reply Api::set_map(RankPortals& rank, const ipc::MapArgs& args)
 Reply Api::get_map(RankPortals& rank, const ipc::MapArgs& args)
 {
   NetworkInterface* ni = find_ni(rank, args.ni);
-  if (ni == nullptr || not ni->logical || args.entry_size < 8)
+  if (ni == nullptr || not ni->logical || args.entry_size < 8 || args.entry_size > kMaxMapEntrySize)
     return status(Status::ArgInvalid);
   if (ni->map.empty())
     return status(Status::NoSpace);

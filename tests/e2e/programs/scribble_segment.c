@@ -1,0 +1,104 @@
+/*
+ * scribble_segment: a rank that damages the emulator's shared segment, as a
+ * program with a stray pointer (or a hostile one) may. The segment is found
+ * the way such a program would stumble on it: the mapping of the memfd
+ * named "s4bxi-ipc" in /proc/self/maps, or the descriptor S4BXI_SHM_FD.
+ *
+ *   scribble_segment MODE    (barriers of Puts between the ranks; after
+ *                             the first, rank 1 damages the segment)
+ *     header      16 bytes over the start of the segment (its header)
+ *     neighbour   64 bytes over the middle of the other channels
+ *     truncate    ftruncate(S4BXI_SHM_FD, 0), then a write that grows it;
+ *                 both must fail, and the run goes on
+ *     remap       its own writable mapping of S4BXI_SHM_FD, then garbage
+ *                 over the header and the scheduling page; the run goes on
+ *     own         garbage over its own channel, then a Portals call
+ *
+ * Prints "scribble_segment: rank R: all checks passed" when the run goes on.
+ */
+#define _GNU_SOURCE
+#include "e2e_common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The mapping of the segment in this process (address and length), or 0. */
+static char *segment_mapping(size_t *length)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[512];
+    char *found = NULL;
+    while (maps != NULL && fgets(line, sizeof line, maps) != NULL) {
+        unsigned long start, end;
+        if (strstr(line, "memfd:s4bxi-ipc") != NULL && sscanf(line, "%lx-%lx", &start, &end) == 2) {
+            if (found == NULL)
+                found = (char *)start;
+            *length = (size_t)(end - (unsigned long)found);
+        }
+    }
+    if (maps != NULL)
+        fclose(maps);
+    return found;
+}
+
+static void scribble(const char *mode, int rank, int size)
+{
+    size_t length = 0;
+    char *segment = segment_mapping(&length);
+    E2E_CHECK(segment != NULL, "the segment's mapping was not found in /proc/self/maps");
+    long page = sysconf(_SC_PAGESIZE);
+    if (strcmp(mode, "header") == 0) {
+        memset(segment, 0x5a, 16); /* faults: read-only in the ranks */
+    } else if (strcmp(mode, "neighbour") == 0) {
+        memset(segment + 2 * page + 16, 0x5a, 64); /* rank 0's channel: not mapped here */
+    } else if (strcmp(mode, "truncate") == 0) {
+        int fd = atoi(getenv("S4BXI_SHM_FD"));
+        struct stat before, after;
+        E2E_CHECK(fstat(fd, &before) == 0, "fstat");
+        E2E_CHECK(ftruncate(fd, 0) != 0 && errno == EPERM, "ftruncate to 0 did not fail with EPERM");
+        E2E_CHECK(ftruncate(fd, before.st_size * 2) != 0 && errno == EPERM, "growing it did not fail with EPERM");
+        char byte = 1;
+        E2E_CHECK(pwrite(fd, &byte, 1, before.st_size) != 1, "a write past its end grew it");
+        E2E_CHECK(fstat(fd, &after) == 0 && after.st_size == before.st_size, "its size changed");
+    } else if (strcmp(mode, "remap") == 0) {
+        int fd = atoi(getenv("S4BXI_SHM_FD"));
+        struct stat info;
+        E2E_CHECK(fstat(fd, &info) == 0, "fstat");
+        char *mine = mmap(NULL, (size_t)info.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        E2E_CHECK(mine != MAP_FAILED, "mmap of S4BXI_SHM_FD");
+        /* The header and the scheduling page: the server never reads the
+         * layout back, and the ranks read it only when they start. */
+        memset(mine, 0xa5, (size_t)(2 * page));
+        munmap(mine, (size_t)info.st_size);
+        (void)size;
+    } else if (strcmp(mode, "own") == 0) {
+        /* Its own channel's page (writable here), from its end to its
+         * start: the request doorbell, first in the page, changes last, so
+         * the server sees the damage whenever it looks. */
+        volatile char *own = segment + (2 + rank) * page;
+        for (long i = page - 1; i >= 0; --i)
+            own[i] = (char)0xa5;
+    } else {
+        E2E_DIE("unknown mode %s", mode);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "header";
+    ptl_handle_ni_t ni = e2e_init(NULL);
+    e2e_barrier_init(ni);
+    e2e_barrier();
+    if (e2e_rank == 1)
+        scribble(mode, e2e_rank, e2e_size);
+    /* Then ordinary traffic, which must still work (or end the run). */
+    e2e_barrier();
+    e2e_barrier();
+    e2e_barrier_fini();
+    E2E_OK(PtlNIFini(ni));
+    PtlFini();
+    return e2e_finish("scribble_segment");
+}

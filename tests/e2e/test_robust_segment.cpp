@@ -1,0 +1,80 @@
+// A rank cannot crash the server through the shared segment: the server keeps
+// its own copy of the layout, the segment's size is sealed, each rank maps
+// only its own channel writable, and a damaged channel ends the run with a
+// sentence that names the rank, the report written, the others stopped.
+#include "e2e_test.hpp"
+#include "json_lite.hpp"
+
+namespace e2e {
+namespace {
+
+class RobustSegment : public E2ETest {
+protected:
+    // Rank 1 damages the segment in `mode` (programs/scribble_segment.c);
+    // the server must end the run itself: a sentence, a report, a status
+    // that is not the server's own crash.
+    RunResult damaged(const std::string &mode, const TempDir &dir)
+    {
+        RunOptions options;
+        options.timeout = std::chrono::seconds(30);
+        return run({"-n", "3", "--report", dir.file("report.json"), program("scribble_segment"), mode}, options);
+    }
+
+    void expect_reported_end(const RunResult &r, const TempDir &dir, const std::string &sentence)
+    {
+        EXPECT_NE(r.exit_code, 0) << describe(r);
+        EXPECT_EQ(r.term_signal, 0) << "the server itself died\n" << describe(r);
+        EXPECT_TRUE(contains(r.err, sentence)) << describe(r);
+        EXPECT_TRUE(contains(r.err, "the other ranks were stopped")) << describe(r);
+        EXPECT_TRUE(parse_summary(r.err).has_value()) << describe(r);
+        std::string error;
+        auto report = json::parse(read_file(dir.file("report.json")), &error);
+        ASSERT_TRUE(report.has_value()) << error << "\n" << describe(r);
+    }
+};
+
+// 16 bytes over the segment's header killed the server (SIGSEGV, exit 139,
+// no report): it read the channels' offset from there at every access.
+TEST_F(RobustSegment, WriteOverTheHeaderStopsTheRankThatDidIt)
+{
+    TempDir dir;
+    auto r = damaged("header", dir);
+    expect_reported_end(r, dir, "rank 1 wrote outside its channel, into the emulator's shared memory");
+    EXPECT_EQ(r.exit_code, 128 + SIGSEGV) << describe(r);
+}
+
+// Scribbling over another rank's channel gave that rank a garbage return code.
+TEST_F(RobustSegment, WriteOverAnotherRanksChannelStopsTheRankThatDidIt)
+{
+    TempDir dir;
+    auto r = damaged("neighbour", dir);
+    expect_reported_end(r, dir, "rank 1 wrote outside its channel, into the emulator's shared memory");
+}
+
+// A rank that truncates (or grows) the segment through the descriptor it
+// inherits made the server's next access a SIGBUS: its size is sealed.
+TEST_F(RobustSegment, SegmentCannotBeResized)
+{
+    auto r = run({"-n", "3", program("scribble_segment"), "truncate"});
+    expect_all_passed(r, "scribble_segment", 3);
+}
+
+// Its own writable mapping of the descriptor, garbage over the header and
+// the scheduling page: the server never reads the layout back, the ranks
+// only when they start, and the scheduling words only decide who spins.
+TEST_F(RobustSegment, GarbageOverTheHeaderThroughAnotherMappingChangesNothing)
+{
+    auto r = run({"-n", "3", program("scribble_segment"), "remap"});
+    expect_all_passed(r, "scribble_segment", 3);
+}
+
+// Garbage over its own channel: the rank is named and the run ends.
+TEST_F(RobustSegment, GarbageOverItsOwnChannelNamesTheRank)
+{
+    TempDir dir;
+    auto r = damaged("own", dir);
+    expect_reported_end(r, dir, "rank 1 overwrote its channel to the emulator");
+}
+
+} // namespace
+} // namespace e2e
