@@ -12,7 +12,9 @@ namespace {
 // Reading stacks costs a ptrace attach per rank: past this much wall time,
 // the remaining ranks are reported without their call site.
 constexpr double kCallSiteBudgetS = 10.0;
-constexpr unsigned kFramesRead = 8;
+// Enough to reach the program from a Portals call made deep inside Open MPI
+// (its progress loop, the MTL, the PML, the MPI entry).
+constexpr unsigned kFramesRead = 24;
 
 } // namespace
 
@@ -42,7 +44,7 @@ std::string describe_blocked_ranks(std::vector<RankPortals>& ranks,
     const bool in_call = rank.alive && rank.os_pid > 0 && rank.current_call != "user code";
     if (in_call && wall_clock_now() < deadline)
       if (std::string site = describe_call_site(portals_call_stack(rank.os_pid, kFramesRead)); not site.empty()) {
-        rank.call_site = site.substr(3); // without "at "
+        rank.call_site = site.substr(3); // without "at " (or "in " before an MPI call)
         what += " " + site;
       }
     auto& members = groups[what];
@@ -57,6 +59,32 @@ std::string describe_blocked_ranks(std::vector<RankPortals>& ranks,
             rank_ranges(members) + " " + what;
   }
   return text;
+}
+
+bool stuck_in_blocking_mpi_calls(const std::vector<RankPortals>& ranks)
+{
+  bool any_polling = false;
+  for (const auto& rank : ranks) {
+    if (not rank.alive)
+      continue;
+    if (rank.parked)
+      return false; // it may still do something the simulation does not see
+    if (not rank.poll_blocked) {
+      // In a wait: with nothing in flight and no deadline (the simulation is
+      // idle), only the simulation could end it.
+      bool waits = false;
+      for (const char* wait : {"PtlEQWait", "PtlCTWait", "PtlEQPoll", "PtlCTPoll", "PMI barrier"})
+        waits = waits || rank.current_call.rfind(wait, 0) == 0;
+      if (not waits)
+        return false;
+      continue;
+    }
+    auto call = mpi_call_of(portals_call_stack(rank.os_pid, kFramesRead));
+    if (not call || not mpi_call_blocks(call->function))
+      return false; // a program's own poll loop may end by itself
+    any_polling = true;
+  }
+  return any_polling;
 }
 
 } // namespace s4bxi::job

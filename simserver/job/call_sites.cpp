@@ -232,17 +232,71 @@ std::string describe_frame(const Frame& frame)
   return text + " in " + frame.module;
 }
 
+namespace {
+
+// Open MPI's own objects: libmpi, its runtime libraries and its components.
+bool in_mpi_library(const Frame& frame)
+{
+  for (const char* prefix : {"libmpi.so", "libopen-pal.so", "libopen-rte.so", "mca_", "libmca_common_"})
+    if (frame.module.rfind(prefix, 0) == 0)
+      return true;
+  return false;
+}
+
+// "at solver.c:212 in exchange()"
+std::string place_of(const Frame& frame)
+{
+  std::string text = "at ";
+  if (not frame.file.empty())
+    text += frame.file + ":" + std::to_string(frame.line) + " in ";
+  return text + (frame.function.empty() ? "?? in " + frame.module : frame.function + "()");
+}
+
+} // namespace
+
+std::optional<MpiCall> mpi_call_of(const std::vector<Frame>& stack)
+{
+  size_t i = 0;
+  while (i < stack.size() && in_portals_library(stack[i]))
+    ++i;
+  // The outermost frame of Open MPI's is the entry the program called.
+  std::optional<MpiCall> call;
+  for (; i < stack.size() && in_mpi_library(stack[i]); ++i) {
+    const std::string& name = stack[i].function;
+    if (name.rfind("MPI_", 0) == 0 || name.rfind("PMPI_", 0) == 0)
+      call = MpiCall{name[0] == 'P' ? name.substr(1) : name, {}};
+    else if (call) // past the entry: the stack read is not what it seems
+      return std::nullopt;
+  }
+  if (call && i < stack.size())
+    call->caller = stack[i];
+  return call;
+}
+
+bool mpi_call_blocks(const std::string& function)
+{
+  // Nonblocking starts (MPI_Isend, MPI_Ibarrier...) and the calls that test
+  // or probe once: each returns after one turn of Open MPI's progress.
+  if (function.rfind("MPI_I", 0) == 0)
+    return false;
+  for (const char* once : {"MPI_Test", "MPI_Testany", "MPI_Testall", "MPI_Testsome", "MPI_Test_cancelled",
+                           "MPI_Request_get_status", "MPI_Win_test", "MPI_Wtime", "MPI_Wtick"})
+    if (function == once)
+      return false;
+  return function.rfind("MPI_", 0) == 0;
+}
+
 std::string describe_call_site(const std::vector<Frame>& stack)
 {
-  for (const Frame& frame : stack) {
-    if (in_portals_library(frame))
-      continue; // the library's own layers
-    std::string text = "at ";
-    if (not frame.file.empty())
-      text += frame.file + ":" + std::to_string(frame.line) + " in ";
-    text += frame.function.empty() ? "?? in " + frame.module : frame.function + "()";
+  if (auto call = mpi_call_of(stack)) {
+    std::string text = "in " + call->function + "()";
+    if (not call->caller.module.empty())
+      text += " " + place_of(call->caller);
     return text;
   }
+  for (const Frame& frame : stack)
+    if (not in_portals_library(frame)) // past the library's own layers
+      return place_of(frame);
   return {};
 }
 

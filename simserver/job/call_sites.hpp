@@ -4,6 +4,7 @@
 // deadlock, to say where in the program each blocked rank made its call.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -31,9 +32,25 @@ std::vector<Frame> crashed_thread_stack(pid_t pid, pid_t tid, unsigned max_frame
 // "crash_here() at crash.c:20", or "abort() in libc.so.6" without debug information.
 std::string describe_frame(const Frame& frame);
 
+// The MPI call a Portals call was made from, when the program called
+// Portals through MPI (Open MPI's libraries and components): its name as the
+// program wrote it (MPI_Recv for the PMPI_Recv frame) and the program's frame
+// that called it (empty function and file if the stack read ends before it).
+struct MpiCall {
+  std::string function;
+  Frame caller;
+};
+std::optional<MpiCall> mpi_call_of(const std::vector<Frame>& stack);
+
+// An MPI call that returns only once what it waits for has come: MPI_Recv,
+// MPI_Wait, the collectives, MPI_Finalize... but not MPI_Test, MPI_Iprobe or
+// a nonblocking start, which return after one turn of progress.
+bool mpi_call_blocks(const std::string& function);
+
 // "at solver.c:212 in exchange()": where the program made the call (the
 // first frame outside the Portals library) in a stack as portals_call_stack
-// returns it; empty if there is no program frame.
+// returns it; for a call made through MPI, "in MPI_Recv() at solver.c:212 in
+// exchange()"; empty if there is no program frame.
 std::string describe_call_site(const std::vector<Frame>& stack);
 
 } // namespace s4bxi::job

@@ -20,6 +20,13 @@ namespace s4u = simgrid::s4u;
 
 namespace s4bxi::portals {
 
+namespace {
+// Rounds of polls in vain, with nothing else pending, after which the polling
+// ranks' stacks are read (a ptrace attach each) to see whether they are all
+// in blocking MPI calls; then again at each power of two.
+constexpr unsigned long kRoundsBeforeReadingStacks = 128;
+} // namespace
+
 PollSentinel::PollSentinel(World& world, AbortWatch& aborts) : world_(world), aborts_(aborts)
 {
   // Whatever may leave the simulation with nothing pending: an activity that
@@ -89,7 +96,7 @@ void PollSentinel::unblocked(RankPortals& rank)
     blocked_--;
   rank.poll_blocked = false;
   if (not rank.poll_released)
-    idle_polls_ = 0; // it woke because something it polls changed
+    idle_polls_ = idle_rounds_ = 0; // it woke because something it polls changed
   rank.poll_released = false;
 }
 
@@ -147,15 +154,29 @@ void PollSentinel::check()
       idle_polls_++;
     }
   const unsigned long limit = options::poll_deadlock_after();
-  if (limit == 0 || idle_polls_ < limit || not on_deadlock)
+  if (limit == 0 || not on_deadlock)
     return;
-  const std::string states = job::describe_blocked_ranks(world_.ranks, [](const RankPortals& rank) {
-    return not rank.alive      ? std::string("exited")
-           : rank.poll_blocked ? "polling in vain (" + rank.current_call + ")"
-                               : "in " + rank.current_call;
-  });
-  on_deadlock("deadlock: no rank can make progress (" + states + "); " + std::to_string(idle_polls_) +
-              " polls in a row found nothing while nothing else could happen (s4bxi/poll-deadlock-after)");
+  auto states = [this] {
+    return job::describe_blocked_ranks(world_.ranks, [](const RankPortals& rank) {
+      return not rank.alive      ? std::string("exited")
+             : rank.poll_blocked ? "polling in vain (" + rank.current_call + ")"
+                                 : "in " + rank.current_call;
+    });
+  };
+  // Open MPI's blocking calls poll until what they wait for comes: once
+  // their progress loop has gone round many times with nothing in flight,
+  // the stacks tell whether every rank is in one (a count of rounds, not
+  // real time, decides: the same run always ends the same way).
+  // Read again at twice as many rounds each time (a rank may be between two
+  // calls of its loop at one look).
+  ++idle_rounds_;
+  const bool look = idle_rounds_ >= kRoundsBeforeReadingStacks && (idle_rounds_ & (idle_rounds_ - 1)) == 0;
+  if (look && world_.parked_ranks == 0 && job::stuck_in_blocking_mpi_calls(world_.ranks))
+    on_deadlock("deadlock: no rank can make progress (" + states() +
+                "); each waits in a blocking MPI call or a Portals wait, and nothing is in flight");
+  if (idle_polls_ >= limit)
+    on_deadlock("deadlock: no rank can make progress (" + states() + "); " + std::to_string(idle_polls_) +
+                " polls in a row found nothing while nothing else could happen (s4bxi/poll-deadlock-after)");
 }
 
 bool PollSentinel::deliver_outside_notices()

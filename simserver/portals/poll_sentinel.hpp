@@ -47,7 +47,7 @@ public:
   void unblocked(RankPortals& rank);
   // A rank made progress (a call other than a poll, a poll that found
   // something): the count of polls made while nothing else was pending restarts.
-  void progress() { idle_polls_ = 0; }
+  void progress() { idle_polls_ = idle_rounds_ = 0; }
 
   // Ends the run (the sentence) when polling ranks are deadlocked.
   std::function<void(const std::string&)> on_deadlock;
@@ -90,6 +90,7 @@ private:
   simgrid::kernel::timer::Timer* timer_ = nullptr;
   double timer_date_ = -1;
   unsigned long idle_polls_ = 0;
+  unsigned long idle_rounds_ = 0; // checks in a row that released pollers, nothing else pending
 };
 
 } // namespace s4bxi::portals

@@ -72,5 +72,30 @@ TEST_F(RobustMpi, SessionDirectoryIsRemovedEvenAfterAKill)
     EXPECT_TRUE(session_directories(tmp.path()).empty()) << describe(r);
 }
 
+// Every rank in a blocking MPI call for a message nobody sends: Open MPI
+// polls Portals forever. With the defaults this was reported only after
+// 100,000 polls in vain (minutes); now once Open MPI's loop has gone round
+// with nothing in flight and every rank's stack shows a blocking MPI call.
+TEST_F(RobustMpi, DeadlockInBlockingMpiCallsIsReportedWithTheirCallSites)
+{
+    RunOptions options;
+    options.timeout = std::chrono::seconds(60);
+    auto r = run({"-n", "2", mpi_program("mpi_deadlock"), "recv"}, options);
+    EXPECT_EQ(r.exit_code, 86) << describe(r);
+    EXPECT_TRUE(contains(r.err, "deadlock: no rank can make progress")) << describe(r);
+    for (const char *rank : {"rank 0 ", "rank 1 "}) {
+        const size_t at = r.err.find(rank);
+        ASSERT_NE(at, std::string::npos) << describe(r);
+        EXPECT_TRUE(contains(r.err.substr(at, 200), "in MPI_Recv() at mpi_deadlock.c:")) << rank << describe(r);
+    }
+    EXPECT_LT(r.wall_s, 20.0) << describe(r);
+
+    r = run({"-n", "4", mpi_program("mpi_deadlock"), "mixed"}, options);
+    EXPECT_EQ(r.exit_code, 86) << describe(r);
+    EXPECT_TRUE(contains(r.err, "in MPI_Recv() at mpi_deadlock.c:")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "in MPI_Barrier() at mpi_deadlock.c:")) << describe(r);
+    EXPECT_LT(r.wall_s, 20.0) << describe(r);
+}
+
 } // namespace
 } // namespace e2e
