@@ -248,6 +248,7 @@ int main(int argc, char** argv)
     trace::active->set_processes(os_pids);
   for (unsigned r = 0; r < launch->ranks; ++r) {
     world.ranks[r].os_pid = processes.pid(r);
+    world.ranks[r].pmi_fd = processes.rank_pmi_fd(r);
     world.ranks[r].channel = processes.channel(r);
     world.ranks[r].sleep_in_long_waits = oversubscribed;
     world.ranks[r].debugged = std::find(launch->debugged_ranks.begin(), launch->debugged_ranks.end(), r) !=

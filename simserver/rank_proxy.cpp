@@ -75,7 +75,7 @@ public:
     }
     if (now - start_ < next_notice_)
       return {};
-    const std::string what = job::what_process_does(rank.os_pid, cpu_at_start_);
+    const std::string what = job::what_process_does(rank.os_pid, cpu_at_start_, rank.pmi_fd);
     const bool blocked = what.rfind("blocked", 0) == 0;
     std::fprintf(stderr,
                  "s4bxi-run: note: the simulation has waited %.3g s (real time) for rank %u's next call, at simulated "

@@ -63,6 +63,7 @@ struct RankPortals {
   uint32_t pid = 0;  // Portals process id on its node
   uint32_t uid = 0;
   pid_t os_pid = -1;
+  int pmi_fd = -1; // the process's end of its PMI socket (its PMI_FD)
   ipc::Channel* channel = nullptr;
   // Whether a waiting process should sleep rather than spin when its call
   // waits for other ranks: only when there are more ranks than cores

@@ -61,30 +61,20 @@ std::string describe_blocked_ranks(std::vector<RankPortals>& ranks,
   return text;
 }
 
-bool stuck_in_blocking_mpi_calls(const std::vector<RankPortals>& ranks)
+bool waits_without_end(const RankPortals& rank)
 {
-  bool any_polling = false;
-  for (const auto& rank : ranks) {
-    if (not rank.alive)
-      continue;
-    if (rank.parked)
-      return false; // it may still do something the simulation does not see
-    if (not rank.poll_blocked) {
-      // In a wait: with nothing in flight and no deadline (the simulation is
-      // idle), only the simulation could end it.
-      bool waits = false;
-      for (const char* wait : {"PtlEQWait", "PtlCTWait", "PtlEQPoll", "PtlCTPoll", "PMI barrier"})
-        waits = waits || rank.current_call.rfind(wait, 0) == 0;
-      if (not waits)
-        return false;
-      continue;
-    }
-    auto call = mpi_call_of(portals_call_stack(rank.os_pid, kFramesRead));
-    if (not call || not mpi_call_blocks(call->function))
-      return false; // a program's own poll loop may end by itself
-    any_polling = true;
-  }
-  return any_polling;
+  if (rank.parked)
+    return false;
+  for (const char* wait : {"PtlEQWait", "PtlCTWait", "PMI barrier"})
+    if (rank.current_call.rfind(wait, 0) == 0)
+      return true;
+  return false;
+}
+
+bool polls_in_blocking_mpi_call(const RankPortals& rank)
+{
+  auto call = mpi_call_of(portals_call_stack(rank.os_pid, kFramesRead));
+  return call && mpi_call_blocks(call->function);
 }
 
 } // namespace s4bxi::job

@@ -19,13 +19,17 @@ namespace s4bxi::job {
 std::string describe_blocked_ranks(std::vector<RankPortals>& ranks,
                                    const std::function<std::string(const RankPortals&)>& state);
 
-// While nothing is in flight in the simulation: whether no rank can ever make
-// progress because each live one either waits in a call only the simulation
-// can end (PtlEQWait, PtlCTWait, the PMI barrier) or polls in vain inside an
-// MPI call that returns only once a message has come (MPI_Recv, MPI_Wait, a
-// collective: Open MPI's progress loop, which never ends by itself), and at
-// least one polls. Reads the polling ranks' stacks.
-bool stuck_in_blocking_mpi_calls(const std::vector<RankPortals>& ranks);
+// While nothing is in flight in the simulation (no deadline either): whether
+// `rank` waits in a call only the simulation could end (PtlEQWait, PtlCTWait,
+// the PMI barrier).
+bool waits_without_end(const RankPortals& rank);
+
+// Whether `rank`, blocked polling in vain, polls inside an MPI call that
+// returns only once what it waits for has come (MPI_Recv, MPI_Wait, a
+// collective: Open MPI's progress loop, which never ends by itself), rather
+// than in a poll loop of the program's own (MPI_Test, its own Portals polls),
+// which may. Reads its stack (a ptrace attach).
+bool polls_in_blocking_mpi_call(const RankPortals& rank);
 
 // "0-2, 5, 7-9": sorted rank numbers as ranges.
 std::string rank_ranges(const std::vector<unsigned>& sorted_ranks);

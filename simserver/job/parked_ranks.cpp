@@ -50,10 +50,12 @@ std::string kernel_wait_of(const RankPortals& rank)
 {
   // "blocked in the kernel in read(fd 5: pipe:[1234]), outside any emulated
   // call": deadlock reports say "rank 1 in read(...), outside ...".
-  std::string what = what_process_does(rank.os_pid, process_cpu_s(rank.os_pid));
-  constexpr std::string_view kBlocked = "blocked in the kernel in ";
-  if (what.rfind(kBlocked, 0) == 0)
-    what.erase(0, kBlocked.size());
+  std::string what = what_process_does(rank.os_pid, process_cpu_s(rank.os_pid), rank.pmi_fd);
+  for (std::string_view blocked : {"blocked in the kernel in ", "blocked "}) // "blocked in a PMI call": "in a PMI call"
+    if (what.rfind(blocked, 0) == 0) {
+      what.erase(0, blocked.size());
+      break;
+    }
   return what;
 }
 

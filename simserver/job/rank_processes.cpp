@@ -256,6 +256,7 @@ void RankProcesses::spawn_all(const LaunchSpec& spec)
           std::string("cannot create a PMI socket: ") + strerror(errno) +
           (errno == EMFILE ? " (the server needs two descriptors per rank; raise the limit with ulimit -n)" : ""));
     pmi_sockets_.push_back(pmi[0]);
+    rank_pmi_fds_.push_back(pmi[1]);
     environment.push_back("PMI_FD=" + std::to_string(pmi[1]));
     const bool debugged =
         std::find(spec.debugged_ranks.begin(), spec.debugged_ranks.end(), rank) != spec.debugged_ranks.end();

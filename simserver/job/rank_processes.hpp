@@ -58,6 +58,8 @@ public:
   void set_only_served_rank_spins(bool on);
   // Server ends of the ranks' PMI sockets (the rank's end is its PMI_FD).
   [[nodiscard]] const std::vector<int>& pmi_sockets() const { return pmi_sockets_; }
+  // The descriptor number of rank's end in the rank process (its PMI_FD).
+  [[nodiscard]] int rank_pmi_fd(unsigned rank) const { return rank_pmi_fds_[rank]; }
   // Read end of the crash pipe: a rank that gets a fatal signal writes its
   // rank number there (preload/crash_handler.cpp).
   [[nodiscard]] int crash_pipe() const { return crash_pipe_[0]; }
@@ -85,6 +87,7 @@ private:
   ipc::SharedScheduling* scheduling_ = nullptr;
   std::vector<pid_t> pids_;
   std::vector<int> pmi_sockets_;
+  std::vector<int> rank_pmi_fds_;
   int crash_pipe_[2] = {-1, -1};
   std::vector<unsigned> debugged_;
   std::vector<TmuxWindow> windows_; // the debugged ranks' terminals, closed with the ranks

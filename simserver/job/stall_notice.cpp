@@ -167,7 +167,7 @@ double process_cpu_s(pid_t pid)
   return static_cast<double>(user + system) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
-std::string what_process_does(pid_t pid, double cpu_at_last_call_s)
+std::string what_process_does(pid_t pid, double cpu_at_last_call_s, int pmi_fd)
 {
   const SyscallLine line = syscall_line(pid);
   if (line.first.empty())
@@ -190,8 +190,10 @@ std::string what_process_does(pid_t pid, double cpu_at_last_call_s)
   } else if (takes_descriptor(number)) {
     const std::string target = descriptor_target(pid, line.argument);
     try {
-      call += "(fd " + std::to_string(std::stol(line.argument, nullptr, 16)) +
-              (target.empty() ? std::string() : ": " + target) + ")";
+      const long fd = std::stol(line.argument, nullptr, 16);
+      call += "(fd " + std::to_string(fd) + (target.empty() ? std::string() : ": " + target) + ")";
+      if (fd == pmi_fd && pmi_fd >= 0)
+        return "blocked in a PMI call (" + call + ", its PMI socket)";
     } catch (...) {
     }
   }

@@ -13,8 +13,10 @@ namespace s4bxi::job {
 
 // "blocked in the kernel in read(fd 3: pipe:[4567])" or "running (12.3 s of
 // CPU time since its last call)"; `cpu_at_last_call_s` is the process's CPU
-// time when its last call was answered.
-std::string what_process_does(pid_t pid, double cpu_at_last_call_s);
+// time when its last call was answered. `pmi_fd`: the process's end of its
+// PMI socket (a wait there is a PMI call, which the emulator serves: "blocked
+// in a PMI call (...)"), -1 if it has none.
+std::string what_process_does(pid_t pid, double cpu_at_last_call_s, int pmi_fd = -1);
 
 // The process's CPU time (user + system, all threads), or 0.
 double process_cpu_s(pid_t pid);

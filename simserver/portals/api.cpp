@@ -316,9 +316,15 @@ Reply Api::handle(RankPortals& rank, const ipc::Request& request)
   // or real work between two polls, means the program does more than poll.
   // The few microseconds of CPU a progress loop spends around each poll (and
   // the noise of measuring them) are not work.
+  // Compute is no progress for the deadlock count, though: it changes
+  // nothing that any rank polls (and a loaded machine makes a few of a
+  // progress loop's gaps exceed the threshold: resetting the count on them
+  // kept a 3,000-poll deadlock from being reported for minutes).
   constexpr uint64_t kWorkBetweenPollsNs = 20'000;
-  if (not poll || request.compute_ns > kWorkBetweenPollsNs)
+  if (not poll)
     end_poll_streak(rank);
+  else if (request.compute_ns > kWorkBetweenPollsNs)
+    end_poll_streak(rank, false);
   // The calls PtlAbort ends (portals/abort_watch.hpp).
   if (request.op == ipc::Op::EQWait || request.op == ipc::Op::EQPoll || request.op == ipc::Op::CTWait ||
       request.op == ipc::Op::CTPoll) {
@@ -672,10 +678,11 @@ Api::PollStreak& Api::streak_of(const RankPortals& rank)
   return poll_streaks_[rank.rank];
 }
 
-void Api::end_poll_streak(RankPortals& rank)
+void Api::end_poll_streak(RankPortals& rank, bool progress)
 {
   constexpr size_t kEarlierKept = 16;
-  poll_sentinel_.progress();
+  if (progress)
+    poll_sentinel_.progress();
   PollStreak& streak = streak_of(rank);
   auto earlier = std::move(streak.earlier);
   for (const auto& watched : streak.watched) {

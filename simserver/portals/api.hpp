@@ -40,8 +40,11 @@ public:
   AbortWatch& abort_watch() { return abort_watch_; }
 
   // A poll that found something, or anything else than a poll (a Portals
-  // call, a PMI command): the rank's streak of empty polls ends.
-  void end_poll_streak(RankPortals& rank);
+  // call, a PMI command): the rank's streak of empty polls ends, and so does
+  // the count of polls in vain (the poll sentinel's deadlock evidence).
+  // `progress` false: only the streak ends (the rank computed between two
+  // polls), what it polls is no nearer to changing.
+  void end_poll_streak(RankPortals& rank, bool progress = true);
 
   // What every data movement call asks for (Put, Get, the atomics), as the
   // program gave it.

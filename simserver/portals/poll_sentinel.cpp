@@ -23,8 +23,10 @@ namespace s4bxi::portals {
 namespace {
 // Rounds of polls in vain, with nothing else pending, after which the polling
 // ranks' stacks are read (a ptrace attach each) to see whether they are all
-// in blocking MPI calls; then again at each power of two.
-constexpr unsigned long kRoundsBeforeReadingStacks = 128;
+// in blocking MPI calls; then every few rounds for the ranks that were
+// between two polls of their loop.
+constexpr unsigned long kRoundsBeforeReadingStacks = 512;
+constexpr unsigned long kRoundsBetweenLooks = 16;
 } // namespace
 
 PollSentinel::PollSentinel(World& world, AbortWatch& aborts) : world_(world), aborts_(aborts)
@@ -96,7 +98,7 @@ void PollSentinel::unblocked(RankPortals& rank)
     blocked_--;
   rank.poll_blocked = false;
   if (not rank.poll_released)
-    idle_polls_ = idle_rounds_ = 0; // it woke because something it polls changed
+    progress(); // it woke because something it polls changed
   rank.poll_released = false;
 }
 
@@ -167,16 +169,44 @@ void PollSentinel::check()
   // their progress loop has gone round many times with nothing in flight,
   // the stacks tell whether every rank is in one (a count of rounds, not
   // real time, decides: the same run always ends the same way).
-  // Read again at twice as many rounds each time (a rank may be between two
-  // calls of its loop at one look).
   ++idle_rounds_;
-  const bool look = idle_rounds_ >= kRoundsBeforeReadingStacks && (idle_rounds_ & (idle_rounds_ - 1)) == 0;
-  if (look && world_.parked_ranks == 0 && job::stuck_in_blocking_mpi_calls(world_.ranks))
+  if (idle_rounds_ >= kRoundsBeforeReadingStacks && idle_rounds_ % kRoundsBetweenLooks == 0 &&
+      world_.parked_ranks == 0 && every_rank_stuck_in_mpi())
     on_deadlock("deadlock: no rank can make progress (" + states() +
                 "); each waits in a blocking MPI call or a Portals wait, and nothing is in flight");
   if (idle_polls_ >= limit)
     on_deadlock("deadlock: no rank can make progress (" + states() + "); " + std::to_string(idle_polls_) +
                 " polls in a row found nothing while nothing else could happen (s4bxi/poll-deadlock-after)");
+}
+
+void PollSentinel::progress()
+{
+  idle_polls_ = idle_rounds_ = 0;
+  mpi_verdicts_.clear();
+}
+
+bool PollSentinel::every_rank_stuck_in_mpi()
+{
+  // Within one stretch of polls in vain nothing changes for any rank (any
+  // change ends the stretch), so a rank seen polling inside a blocking MPI
+  // call stays there: each stack is read once per stretch.
+  mpi_verdicts_.resize(world_.ranks.size(), Verdict::Unknown);
+  bool all = true;
+  for (const auto& rank : world_.ranks) {
+    Verdict& verdict = mpi_verdicts_[rank.rank];
+    if (not rank.alive || verdict == Verdict::Stuck || job::waits_without_end(rank))
+      continue;
+    if (verdict == Verdict::MayEnd)
+      return false;
+    if (not rank.poll_blocked) { // between two polls of its loop: looked at later
+      all = false;
+      continue;
+    }
+    verdict = job::polls_in_blocking_mpi_call(rank) ? Verdict::Stuck : Verdict::MayEnd;
+    if (verdict == Verdict::MayEnd)
+      return false;
+  }
+  return all;
 }
 
 bool PollSentinel::deliver_outside_notices()

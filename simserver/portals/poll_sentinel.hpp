@@ -47,7 +47,7 @@ public:
   void unblocked(RankPortals& rank);
   // A rank made progress (a call other than a poll, a poll that found
   // something): the count of polls made while nothing else was pending restarts.
-  void progress() { idle_polls_ = idle_rounds_ = 0; }
+  void progress();
 
   // Ends the run (the sentence) when polling ranks are deadlocked.
   std::function<void(const std::string&)> on_deadlock;
@@ -91,6 +91,12 @@ private:
   double timer_date_ = -1;
   unsigned long idle_polls_ = 0;
   unsigned long idle_rounds_ = 0; // checks in a row that released pollers, nothing else pending
+  // Per rank, in the current stretch of polls in vain: what its stack said.
+  enum class Verdict : uint8_t { Unknown, Stuck, MayEnd };
+  std::vector<Verdict> mpi_verdicts_;
+  // Whether every live rank waits without end or polls in vain inside a
+  // blocking MPI call (job/blocked_ranks.hpp), with at least one seen polling.
+  bool every_rank_stuck_in_mpi();
 };
 
 } // namespace s4bxi::portals
