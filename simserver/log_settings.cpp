@@ -1,43 +1,13 @@
 #include "log_settings.hpp"
 
+#include "launch_options.hpp"
+
 #include <array>
 #include <cstring>
 #include <strings.h>
-#include <vector>
 
 namespace s4bxi {
 namespace {
-
-// Settings are separated by blanks; quotes group (xbt_str_split_quoted).
-std::vector<std::string> split_quoted(const std::string& text)
-{
-  std::vector<std::string> words;
-  std::string word;
-  char quote = 0;
-  bool in_word = false;
-  for (char c : text) {
-    if (quote != 0) {
-      if (c == quote)
-        quote = 0;
-      else
-        word.push_back(c);
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      if (in_word)
-        words.push_back(word);
-      word.clear();
-      in_word = false;
-    } else {
-      word.push_back(c);
-      in_word = true;
-    }
-  }
-  if (in_word)
-    words.push_back(word);
-  return words;
-}
 
 // SimGrid takes any prefix of a keyword for it ("thres", "app", and even "").
 bool abbreviates(const std::string& given, const char* keyword)
@@ -84,7 +54,12 @@ std::optional<std::string> check_log_settings(const std::string& settings)
 {
   if (settings == "no_loc")
     return std::nullopt;
-  for (const auto& setting : split_quoted(settings))
+  // Settings are separated by blanks and quotes group, as SimGrid splits them
+  // (xbt_str_split_quoted), and as a command line is split.
+  auto words = split_command_line(settings);
+  if (not words)
+    return "--log: '" + settings + "' has an unclosed quote";
+  for (const auto& setting : *words)
     if (auto problem = check_setting(setting))
       return problem;
   return std::nullopt;

@@ -194,7 +194,7 @@ bool PollSentinel::every_rank_stuck_in_mpi()
   bool all = true;
   for (const auto& rank : world_.ranks) {
     Verdict& verdict = mpi_verdicts_[rank.rank];
-    if (not rank.alive || verdict == Verdict::Stuck || job::waits_without_end(rank))
+    if (not rank.alive || job::waits_without_end(rank))
       continue;
     if (verdict == Verdict::MayEnd)
       return false;
@@ -202,6 +202,8 @@ bool PollSentinel::every_rank_stuck_in_mpi()
       all = false;
       continue;
     }
+    if (verdict == Verdict::Stuck)
+      continue;
     verdict = job::polls_in_blocking_mpi_call(rank) ? Verdict::Stuck : Verdict::MayEnd;
     if (verdict == Verdict::MayEnd)
       return false;
