@@ -71,9 +71,11 @@ bool waits_without_end(const RankPortals& rank)
   return false;
 }
 
-bool polls_in_blocking_mpi_call(const RankPortals& rank)
+bool polls_in_blocking_mpi_call(const RankPortals& rank, std::string& call_site)
 {
-  auto call = mpi_call_of(portals_call_stack(rank.os_pid, kFramesRead));
+  const auto stack = portals_call_stack(rank.os_pid, kFramesRead);
+  auto call = mpi_call_of(stack);
+  call_site = describe_call_site(stack);
   return call && mpi_call_blocks(call->function);
 }
 

@@ -28,8 +28,9 @@ bool waits_without_end(const RankPortals& rank);
 // returns only once what it waits for has come (MPI_Recv, MPI_Wait, a
 // collective: Open MPI's progress loop, which never ends by itself), rather
 // than in a poll loop of the program's own (MPI_Test, its own Portals polls),
-// which may. Reads its stack (a ptrace attach).
-bool polls_in_blocking_mpi_call(const RankPortals& rank);
+// which may. Reads its stack (a ptrace attach); `call_site` gets where the
+// program made the call ("in MPI_Recv() at solver.c:12 in main()").
+bool polls_in_blocking_mpi_call(const RankPortals& rank, std::string& call_site);
 
 // "0-2, 5, 7-9": sorted rank numbers as ranges.
 std::string rank_ranges(const std::vector<unsigned>& sorted_ranks);

@@ -159,10 +159,18 @@ void PollSentinel::check()
   if (limit == 0 || not on_deadlock)
     return;
   auto states = [this] {
-    return job::describe_blocked_ranks(world_.ranks, [](const RankPortals& rank) {
-      return not rank.alive      ? std::string("exited")
-             : rank.poll_blocked ? "polling in vain (" + rank.current_call + ")"
-                                 : "in " + rank.current_call;
+    return job::describe_blocked_ranks(world_.ranks, [this](const RankPortals& rank) {
+      // A rank seen polling in this stretch and now between two polls of
+      // its loop polls in vain all the same; between two calls, its call
+      // site is the one read then (a stack is read for ranks in a call).
+      const bool seen_polling = rank.rank < mpi_verdicts_.size() && mpi_verdicts_[rank.rank] == Verdict::Stuck;
+      if (not rank.alive)
+        return std::string("exited");
+      if (rank.poll_blocked || (seen_polling && rank.current_call != "user code"))
+        return "polling in vain (" + rank.current_call + ")";
+      if (seen_polling)
+        return "polling in vain " + mpi_sites_[rank.rank];
+      return "in " + rank.current_call;
     });
   };
   // Open MPI's blocking calls poll until what they wait for comes: once
@@ -183,6 +191,7 @@ void PollSentinel::progress()
 {
   idle_polls_ = idle_rounds_ = 0;
   mpi_verdicts_.clear();
+  mpi_sites_.clear();
 }
 
 bool PollSentinel::every_rank_stuck_in_mpi()
@@ -194,7 +203,7 @@ bool PollSentinel::every_rank_stuck_in_mpi()
   bool all = true;
   for (const auto& rank : world_.ranks) {
     Verdict& verdict = mpi_verdicts_[rank.rank];
-    if (not rank.alive || job::waits_without_end(rank))
+    if (not rank.alive || verdict == Verdict::Stuck || job::waits_without_end(rank))
       continue;
     if (verdict == Verdict::MayEnd)
       return false;
@@ -202,9 +211,8 @@ bool PollSentinel::every_rank_stuck_in_mpi()
       all = false;
       continue;
     }
-    if (verdict == Verdict::Stuck)
-      continue;
-    verdict = job::polls_in_blocking_mpi_call(rank) ? Verdict::Stuck : Verdict::MayEnd;
+    mpi_sites_.resize(world_.ranks.size());
+    verdict = job::polls_in_blocking_mpi_call(rank, mpi_sites_[rank.rank]) ? Verdict::Stuck : Verdict::MayEnd;
     if (verdict == Verdict::MayEnd)
       return false;
   }

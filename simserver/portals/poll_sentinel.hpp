@@ -94,6 +94,7 @@ private:
   // Per rank, in the current stretch of polls in vain: what its stack said.
   enum class Verdict : uint8_t { Unknown, Stuck, MayEnd };
   std::vector<Verdict> mpi_verdicts_;
+  std::vector<std::string> mpi_sites_; // where each stuck rank made its MPI call
   // Whether every live rank waits without end or polls in vain inside a
   // blocking MPI call (job/blocked_ranks.hpp), with at least one seen polling.
   bool every_rank_stuck_in_mpi();
