@@ -6,6 +6,9 @@
 #include "lists.hpp"
 #include "matching.hpp"
 
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
 namespace s4bxi::portals {
 
 using detail::find_ni;
@@ -129,6 +132,13 @@ Reply Api::search(RankPortals& rank, const ipc::SearchArgs& args)
   if (counting && (args.entry.options & kEntryEventCtOverflow) != 0 &&
       ((args.entry.options & kEntryUseOnce) == 0 || matches == 0))
     post_counter(rank, *ni, args.entry.ct, 0, 1);
+  // The search is done by the NIC while the call waits, as in Sandia's
+  // implementation: it returns once what it wrote back (its events, its
+  // counts) is in the host's memory, so a PtlCTGet or PtlEQGet right after
+  // it sees them.
+  const double written = event_landing_time(rank);
+  if (written > simgrid::s4u::Engine::get_clock())
+    simgrid::s4u::this_actor::sleep_until(written);
   return status(Status::Ok);
 }
 

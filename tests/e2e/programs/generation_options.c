@@ -329,8 +329,10 @@ static void counting_searches(ptl_handle_ni_t ni, ptl_handle_ni_t ni2)
     const ptl_handle_ct_t *ct = T.cts;
     const unsigned over = PTL_ME_EVENT_CT_OVERFLOW;
 
-    /* SEARCH_ONLY: a success per match, a failure for the end; headers kept. */
+    /* SEARCH_ONLY: a success per match, a failure for the end; headers kept.
+     * Counted before the call returns, as Sandia's implementation does. */
     search(ni, 0x10, over, ct[0], PTL_SEARCH_ONLY);
+    cf_check_ct(ct[0], 3, 1, "SEARCH_ONLY: counted before PtlMESearch returns");
     expect_found(T.seq, PTL_EVENT_SEARCH, 3, 21, sover, 0, 8, &U_s, "SEARCH_ONLY");
     cf_wait_ct(ct[0], 3, 1, "SEARCH_ONLY: three matches, then the end");
     search(ni, 0x10, over, ct[0], PTL_SEARCH_ONLY);
@@ -358,6 +360,7 @@ static void counting_searches(ptl_handle_ni_t ni, ptl_handle_ni_t ni2)
     expect_found(T.seq, PTL_EVENT_PUT_OVERFLOW, 1, 21, sover, 0, 8, &U_s, "use-once SEARCH_DELETE");
     cf_wait_ct(ct[6], 1, 0, "use-once SEARCH_DELETE with a match: no failure");
     search(ni, 0x10, over, ct[7], PTL_SEARCH_DELETE);
+    cf_check_ct(ct[7], 2, 1, "SEARCH_DELETE: counted before PtlMESearch returns");
     expect_found(T.seq, PTL_EVENT_PUT_OVERFLOW, 2, 22, sover, 8, 8, &U_s, "SEARCH_DELETE");
     cf_wait_ct(ct[7], 2, 1, "SEARCH_DELETE: two matches, then the end");
     search(ni, 0x10, over, ct[7], PTL_SEARCH_DELETE);
@@ -377,6 +380,7 @@ static void counting_searches(ptl_handle_ni_t ni, ptl_handle_ni_t ni2)
     le.ct_handle = T.lct;
     le.options = PTL_LE_OP_PUT | PTL_LE_EVENT_CT_OVERFLOW;
     E2E_OK(PtlLESearch(ni2, PT_L, &le, PTL_SEARCH_ONLY, &U_l));
+    cf_check_ct(T.lct, 2, 1, "PtlLESearch SEARCH_ONLY: counted before it returns");
     expect_found(T.leq, PTL_EVENT_SEARCH, 2, 31, lover, 0, 8, &U_l, "PtlLESearch SEARCH_ONLY");
     cf_wait_ct(T.lct, 2, 1, "PtlLESearch SEARCH_ONLY");
     E2E_OK(PtlLESearch(ni2, PT_L, &le, PTL_SEARCH_DELETE, &U_l));
