@@ -1,6 +1,7 @@
 #include "session_directory.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -37,12 +38,8 @@ pid_t server_pid_in_name(const std::string& name)
   if (dash == 0 || dash == std::string::npos || rest.size() - dash - 1 != 6)
     return -1;
   pid_t pid = 0;
-  for (size_t i = 0; i < dash; ++i) {
-    if (rest[i] < '0' || rest[i] > '9' || pid > 100'000'000)
-      return -1;
-    pid = pid * 10 + (rest[i] - '0');
-  }
-  return pid > 0 ? pid : -1;
+  const auto [end, error] = std::from_chars(rest.data(), rest.data() + dash, pid);
+  return error == std::errc() && end == rest.data() + dash && pid > 0 ? pid : -1;
 }
 
 bool process_gone(pid_t pid)

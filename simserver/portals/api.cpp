@@ -215,7 +215,8 @@ bool read_handles(const RankPortals& rank, const ipc::PollArgs& args, std::vecto
   uint64_t objects = 0;
   for (const auto& ni : rank.nis)
     if (ni)
-      objects += static_cast<uint64_t>(std::max(ni->limits.max_eqs, 0)) + static_cast<uint64_t>(std::max(ni->limits.max_cts, 0));
+      objects += static_cast<uint64_t>(std::max(ni->limits.max_eqs, 0)) +
+                 static_cast<uint64_t>(std::max(ni->limits.max_cts, 0));
   if (args.size > objects)
     return false;
   std::vector<unsigned char> raw(static_cast<size_t>(args.size) * args.handle_size);

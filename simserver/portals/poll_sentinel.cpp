@@ -163,13 +163,13 @@ void PollSentinel::check()
       // A rank seen polling in this stretch and now between two polls of
       // its loop polls in vain all the same; between two calls, its call
       // site is the one read then (a stack is read for ranks in a call).
-      const bool seen_polling = rank.rank < mpi_verdicts_.size() && mpi_verdicts_[rank.rank] == Verdict::Stuck;
+      const bool seen_polling = rank.rank < mpi_looks_.size() && mpi_looks_[rank.rank].verdict == Verdict::Stuck;
       if (not rank.alive)
         return std::string("exited");
       if (rank.poll_blocked || (seen_polling && rank.current_call != "user code"))
         return "polling in vain (" + rank.current_call + ")";
       if (seen_polling)
-        return "polling in vain " + mpi_sites_[rank.rank];
+        return "polling in vain " + mpi_looks_[rank.rank].call_site;
       return "in " + rank.current_call;
     });
   };
@@ -190,8 +190,7 @@ void PollSentinel::check()
 void PollSentinel::progress()
 {
   idle_polls_ = idle_rounds_ = 0;
-  mpi_verdicts_.clear();
-  mpi_sites_.clear();
+  mpi_looks_.clear();
 }
 
 bool PollSentinel::every_rank_stuck_in_mpi()
@@ -199,21 +198,20 @@ bool PollSentinel::every_rank_stuck_in_mpi()
   // Within one stretch of polls in vain nothing changes for any rank (any
   // change ends the stretch), so a rank seen polling inside a blocking MPI
   // call stays there: each stack is read once per stretch.
-  mpi_verdicts_.resize(world_.ranks.size(), Verdict::Unknown);
+  mpi_looks_.resize(world_.ranks.size());
   bool all = true;
   for (const auto& rank : world_.ranks) {
-    Verdict& verdict = mpi_verdicts_[rank.rank];
-    if (not rank.alive || verdict == Verdict::Stuck || job::waits_without_end(rank))
+    StackLook& look = mpi_looks_[rank.rank];
+    if (not rank.alive || look.verdict == Verdict::Stuck || job::waits_without_end(rank))
       continue;
-    if (verdict == Verdict::MayEnd)
+    if (look.verdict == Verdict::MayEnd)
       return false;
     if (not rank.poll_blocked) { // between two polls of its loop: looked at later
       all = false;
       continue;
     }
-    mpi_sites_.resize(world_.ranks.size());
-    verdict = job::polls_in_blocking_mpi_call(rank, mpi_sites_[rank.rank]) ? Verdict::Stuck : Verdict::MayEnd;
-    if (verdict == Verdict::MayEnd)
+    look.verdict = job::polls_in_blocking_mpi_call(rank, look.call_site) ? Verdict::Stuck : Verdict::MayEnd;
+    if (look.verdict == Verdict::MayEnd)
       return false;
   }
   return all;

@@ -91,12 +91,16 @@ private:
   double timer_date_ = -1;
   unsigned long idle_polls_ = 0;
   unsigned long idle_rounds_ = 0; // checks in a row that released pollers, nothing else pending
-  // Per rank, in the current stretch of polls in vain: what its stack said.
+  // Per rank, in the current stretch of polls in vain: what its stack said,
+  // and where it made its MPI call.
   enum class Verdict : uint8_t { Unknown, Stuck, MayEnd };
-  std::vector<Verdict> mpi_verdicts_;
-  std::vector<std::string> mpi_sites_; // where each stuck rank made its MPI call
+  struct StackLook {
+    Verdict verdict = Verdict::Unknown;
+    std::string call_site;
+  };
+  std::vector<StackLook> mpi_looks_;
   // Whether every live rank waits without end or polls in vain inside a
-  // blocking MPI call (job/blocked_ranks.hpp), with at least one seen polling.
+  // blocking MPI call (job/blocked_ranks.hpp).
   bool every_rank_stuck_in_mpi();
 };
 

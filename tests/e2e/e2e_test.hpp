@@ -23,6 +23,14 @@ inline bool contains(const std::string &text, const std::string &what)
     return text.find(what) != std::string::npos;
 }
 
+#ifdef E2E_MPI_PROGRAMS_DIR
+// Path of an MPI test program (mpi_programs/, built with the system's mpicc).
+inline std::string mpi_program(const std::string &name)
+{
+    return std::string(E2E_MPI_PROGRAMS_DIR) + "/" + name;
+}
+#endif
+
 inline bool icontains(std::string text, std::string what)
 {
     auto lower = [](std::string &s) {

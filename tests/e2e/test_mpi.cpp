@@ -20,11 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string mpi_program(const std::string &name)
-{
-    return std::string(E2E_MPI_PROGRAMS_DIR) + "/" + name;
-}
-
 // 16 nodes: 2 levels, 4 nodes per leaf switch, 4 leaf switches.
 const char *const kFatTree16 = "fattree:2;4,4;1,2;1,2";
 

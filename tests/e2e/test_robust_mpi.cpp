@@ -13,11 +13,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string mpi_program(const std::string &name)
-{
-    return std::string(E2E_MPI_PROGRAMS_DIR) + "/" + name;
-}
-
 // Entries of `dir` whose name starts with s4bxi-ompi-.
 std::vector<std::string> session_directories(const std::string &dir)
 {
