@@ -66,7 +66,14 @@ void install(ipc::Channel* crash_channel, uint32_t rank, int crash_fd, const voi
     struct sigaction action {};
     action.sa_sigaction = on_fatal_signal;
     action.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigemptyset(&action.sa_mask);
+    // No other signal while the server reads the stack: the sync timer's,
+    // every quantum, would run its handler (and a Sync call) on top of this
+    // one, and the stack read would stop at that handler's trampoline (the
+    // report then named on_fatal_signal, about one crash in seven). The fatal
+    // signals stay deliverable, for the default action that follows.
+    sigfillset(&action.sa_mask);
+    for (int fatal : kFatalSignals)
+      sigdelset(&action.sa_mask, fatal);
     sigaction(signal, &action, nullptr);
   }
 }
