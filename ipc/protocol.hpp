@@ -13,7 +13,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 10;
+inline constexpr uint32_t kProtocolVersion = 11;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -443,13 +443,53 @@ struct SearchArgs {
   ListEntry entry;
 };
 
+// Empty polls the process answered itself since the previous reply (an
+// empty PtlEQGet or zero-timeout PtlEQPoll before the reply's horizon,
+// preload/local_polls.hpp), which the server charges before it handles the
+// request that carries them: the simulated time they took, and the queues
+// they watched (a poll streak that then blocks must watch them too).
+inline constexpr unsigned kMaxLocalPollQueues = 6;
+// At most this many in a row: a program that polls at zero cost still calls
+// the server now and then.
+inline constexpr unsigned kMaxLocalPolls = 64;
+// Thread CPU time between two polls above which the program does more than
+// poll: its poll streak ends (simserver/portals/api.cpp).
+inline constexpr uint64_t kWorkBetweenPollsNs = 20'000;
+
+// The rank's poll streak after a call (simserver/portals/api.hpp): how many
+// empty polls it counts, and the objects it watches (all of them when
+// `watched_count` <= kMaxLocalPollQueues). A poll that would make the count
+// reach s4bxi/poll-block-after blocks in the server: the process never
+// answers that one itself.
+struct PollStreakState {
+  uint32_t count = 0;
+  uint32_t watched_count = 0;
+  Handle watched[kMaxLocalPollQueues]{};
+};
+struct LocalPolls {
+  uint32_t count = 0;
+  uint32_t queue_count = 0;
+  Handle queues[kMaxLocalPollQueues]{};
+  // The count of the rank's poll streak after them, as the process followed
+  // it from the reply's (Reply::poll_streak): none of them was a poll that
+  // the server would have blocked.
+  uint32_t streak_count = 0;
+  uint32_t pad = 0;
+  // Thread CPU time of the compute bursts between them (each at least the
+  // threshold), before the CPU factor; and the longest of all the bursts.
+  uint64_t compute_ns = 0;
+  uint64_t longest_burst_ns = 0;
+};
+
 struct Request {
   Op op = Op::Noop;
   // For waits and polls: Channel::abort_generation when the call began.
   uint32_t abort_epoch = 0;
-  // Thread CPU time the process consumed since the previous reply: the compute
-  // that the server injects before it handles the call.
+  // Thread CPU time the process consumed since the previous reply (or since
+  // its last local poll): the compute that the server injects before it
+  // handles the call.
   uint64_t compute_ns = 0;
+  LocalPolls local_polls;
   union {
     HelloArgs hello;
     ExitArgs exit;
@@ -519,6 +559,12 @@ struct Reply {
   uint32_t flags = 0;
   // Simulated time (seconds) when the call returns: the rank's clock restarts from here.
   double now = 0.0;
+  // Simulated time (seconds) before which no event queue of the rank can
+  // show an event it does not show at `now`: an event the NIC writes later
+  // lands a PCIe write later. Until then an empty queue stays empty, and the
+  // process answers polls of it itself (preload/local_polls.hpp).
+  double horizon = 0.0;
+  PollStreakState poll_streak;
   union {
     HelloResult hello;
     Handle handle;

@@ -30,6 +30,8 @@ struct ClockConfig {
   int64_t realtime_epoch_ns;    // CLOCK_REALTIME at simulated time 0
   int64_t monotonic_origin_ns;  // CLOCK_MONOTONIC at simulated time 0 (the simulated nodes' uptime)
   int64_t sync_quantum_ns;      // thread CPU time without a call after which the rank syncs (0: never)
+  int64_t poll_cost_ns;         // simulated time of an empty poll (s4bxi/poll-cost)
+  int64_t poll_block_after;     // empty polls in a streak after which a poll blocks (0: never)
 };
 
 // Page 0 of the segment: written by the server before any rank starts, then

@@ -5,6 +5,7 @@
 #include "crash_handler.hpp"
 #include "sync_timer.hpp"
 #include "doorbell.hpp"
+#include "local_polls.hpp"
 #include "sim_clock.hpp"
 
 #include <atomic>
@@ -101,6 +102,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   thread_local const int32_t tid = static_cast<int32_t>(syscall(SYS_gettid));
   channel->exchange_tid.store(tid, std::memory_order_relaxed);
   request.compute_ns = sim_clock::compute_since_reply(sim_clock::thread_cpu_if_measured());
+  request.local_polls = local_polls::take_report();
   uint32_t seen = channel->reply_bell.current();
   channel->request = request;
   channel->request_bell.ring();
@@ -118,6 +120,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   // counts as compute.
   const uint64_t cpu_now = sim_clock::thread_cpu_if_measured();
   sim_clock::on_reply(reply.now, cpu_now);
+  local_polls::on_exchange(request, reply);
   clock_pending.store((reply.flags & ipc::kReplyClockPending) != 0, std::memory_order_relaxed);
   sync_timer::after_reply(cpu_now, request.op == ipc::Op::Sync);
   channel->exchange_tid.store(0, std::memory_order_relaxed);
@@ -316,6 +319,19 @@ bool call(ipc::Request& request, ipc::Reply& reply)
     abortable_waiters.fetch_sub(1);
   errno = saved_errno;
   return true;
+}
+
+bool answer_poll_locally(std::span<const ipc::Handle> queues)
+{
+  // Not while the clock is behind the rank's simulated time (parked, or an
+  // answer before the call's end), nor while another thread is in a call.
+  if (state() != State::Attached or in_exchange or clock_pending.load(std::memory_order_relaxed) or
+      channel->parked.load(std::memory_order_seq_cst) != 0)
+    return false;
+  std::unique_lock lock(channel_mutex, std::try_to_lock);
+  if (not lock.owns_lock())
+    return false;
+  return local_polls::answer_empty(queues, header->clock.poll_cost_ns, header->clock.poll_block_after);
 }
 
 void note_thread_created()

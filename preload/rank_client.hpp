@@ -11,6 +11,8 @@
 #include "protocol.hpp"
 #include "segment.hpp"
 
+#include <span>
+
 namespace s4bxi::preload::client {
 
 enum class State {
@@ -31,6 +33,12 @@ inline bool attached()
 // Returns false, without sending, when the process is not attached. Calls from
 // several threads are serialized; errno is preserved.
 bool call(ipc::Request& request, ipc::Reply& reply);
+
+// An empty PtlEQGet or zero-timeout PtlEQPoll of `queues`, answered by the
+// process itself when the latest reply makes it certain (local_polls.hpp):
+// true then, and the caller returns PTL_EQ_EMPTY; false when the call must
+// go to the server.
+bool answer_poll_locally(std::span<const ipc::Handle> queues);
 
 // PtlAbort: ends, with Status::Aborted, every wait or poll (EQWait, EQPoll,
 // CTWait, CTPoll) that a thread of this process is in or queued for, the one

@@ -36,6 +36,8 @@ std::atomic<int64_t> latest_returned_ns{0};
 
 struct ThreadClock {
   uint64_t seen_generation = 0; // reply the extrapolation below starts from
+  uint64_t own_generation = 0;  // the latest reply this thread received itself
+  uint32_t releases_at_reply = 0;
   int64_t base_ns = 0;
   uint64_t base_cpu_ns = 0;
   uint64_t compute_mark_ns = 0; // thread CPU time at this thread's own last reply
@@ -91,6 +93,9 @@ void on_reply(double now_seconds, uint64_t thread_cpu_now_ns)
   reply_ns.store(ns, std::memory_order_relaxed);
   uint64_t gen = generation.fetch_add(1, std::memory_order_release) + 1;
   self.seen_generation = gen;
+  self.own_generation = gen;
+  self.releases_at_reply =
+      release_generation != nullptr ? release_generation->load(std::memory_order_acquire) : 0;
   self.base_ns = ns;
   self.base_cpu_ns = thread_cpu_now_ns;
   self.compute_mark_ns = thread_cpu_now_ns;
@@ -139,6 +144,32 @@ int64_t now_ns()
   while (now > latest and not latest_returned_ns.compare_exchange_weak(latest, now, std::memory_order_relaxed)) {
   }
   return now > latest ? now : latest;
+}
+
+LocalStep plan_local_step(int64_t cost_ns, int64_t horizon_ns)
+{
+  if (self.own_generation != generation.load(std::memory_order_acquire))
+    return {};
+  if (release_generation != nullptr &&
+      release_generation->load(std::memory_order_acquire) != self.releases_at_reply)
+    return {};
+  const uint64_t cpu = thread_cpu_if_measured();
+  const uint64_t burst = consumed_between(self.compute_mark_ns, cpu);
+  // The burst, thresholded as the server does for the compute of a call.
+  double compute_ns = static_cast<double>(burst) * cpu_factor.load(std::memory_order_relaxed);
+  if (compute_ns < cpu_threshold_ns.load(std::memory_order_relaxed))
+    compute_ns = 0;
+  const int64_t start = self.base_ns + static_cast<int64_t>(compute_ns);
+  if (start < latest_returned_ns.load(std::memory_order_relaxed) || start + cost_ns >= horizon_ns)
+    return {};
+  return {true, compute_ns > 0 ? burst : 0, burst, start + cost_ns, cpu};
+}
+
+void take_local_step(const LocalStep& step)
+{
+  self.base_ns = step.end_ns;
+  self.base_cpu_ns = step.cpu_ns;
+  self.compute_mark_ns = step.cpu_ns;
 }
 
 } // namespace s4bxi::preload::sim_clock

@@ -19,6 +19,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -155,6 +156,8 @@ int main(int argc, char** argv)
   clock.cpu_threshold_s = options::cpu_threshold_s();
   clock.realtime_epoch_ns = static_cast<int64_t>(options::realtime_epoch_s() * 1e9);
   clock.monotonic_origin_ns = static_cast<int64_t>(options::uptime_s() * 1e9);
+  clock.poll_cost_ns = std::llround(options::poll_cost_s() * 1e9);
+  clock.poll_block_after = options::poll_block_after();
   // Preemption needs measured compute: under compute:none a spinning rank's
   // time does not pass, so interrupting it could not let anything arrive.
   clock.sync_quantum_ns =
@@ -169,7 +172,7 @@ int main(int argc, char** argv)
   world.processes = &processes;
   // More ranks than cores: a rank that waits for an answer while the server
   // serves another one sleeps (ipc/segment.hpp).
-  const bool oversubscribed = launch->ranks > std::thread::hardware_concurrency();
+  const bool oversubscribed = launch->ranks + 1 > std::thread::hardware_concurrency();
   processes.set_only_served_rank_spins(oversubscribed);
 
   world.ranks.resize(launch->ranks);

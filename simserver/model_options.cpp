@@ -152,6 +152,12 @@ Option<double> g_sync_quantum{"s4bxi/sync-quantum", nullptr,
                               "interrupted and the simulation advances to its time (delivering what lands in its "
                               "memory meanwhile); needs measured compute (not s4bxi/compute:none); 0 disables",
                               0.001, at_least(0)};
+Option<bool> g_local_polls{"s4bxi/local-polls", nullptr,
+                           "Let the process answer an empty PtlEQGet or zero-timeout PtlEQPoll itself when no "
+                           "event can land in the polled queues before the poll ends (an event lands a PCIe write "
+                           "after the NIC writes it); the server charges those polls with the next call (same "
+                           "simulated results, no round trip per such poll)",
+                           true};
 Option<bool> g_early_put_answer{"s4bxi/early-put-answer", nullptr,
                                 "Answer PtlPut, PtlGet and the atomics once their arguments are checked, before the "
                                 "PCIe write of their command, when nothing the NIC does can touch the rank's memory "
@@ -293,6 +299,7 @@ ComputeModel compute_model() { return g_compute.get() == "none" ? ComputeModel::
 double poll_cost_s() { return g_poll_cost.get(); }
 int poll_block_after() { return g_poll_block.get(); }
 bool early_put_answer() { return g_early_put_answer.get(); }
+bool local_polls() { return g_local_polls.get(); }
 double sync_quantum_s() { return g_sync_quantum.get() > 0 ? g_sync_quantum.get() : 0; }
 double park_after_s() { return g_park_after.get() > 0 ? g_park_after.get() : 0; }
 double stall_notice_after_s() { return g_stall_notice_after.get() > 0 ? g_stall_notice_after.get() : 0; }

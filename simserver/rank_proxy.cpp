@@ -4,6 +4,7 @@
 #include "job/parked_ranks.hpp"
 #include "job/stall_notice.hpp"
 #include "model_options.hpp"
+#include "portals/event_delivery.hpp"
 #include "trace/recorder.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -247,6 +248,10 @@ void RankProxy::reply(ipc::Reply reply)
 {
   ipc::Channel* channel = world_.processes->channel(rank_);
   reply.now = s4u::Engine::get_clock();
+  if (options::local_polls()) {
+    reply.horizon = portals::quiet_until(world_.ranks[rank_]);
+    reply.poll_streak = api_.poll_streak_state(world_.ranks[rank_]);
+  }
   RankStatistics& stats = world_.ranks[rank_].stats;
   stats.answers++;
   if (channel->reply_bell.sleeping.load(std::memory_order_relaxed) != 0)
@@ -306,6 +311,17 @@ void RankProxy::operator()()
       hello.result.hello = {rank.rank, static_cast<uint32_t>(world_.ranks.size()), rank.nid(), rank.pid, rank.uid};
       reply(hello);
       continue;
+    }
+    // The polls the process answered itself came before this call, and the
+    // compute between them (each burst above the threshold).
+    const ipc::LocalPolls& local = request.local_polls;
+    if (local.count > ipc::kMaxLocalPolls || local.queue_count > ipc::kMaxLocalPollQueues)
+      overwritten("its request tells " + std::to_string(local.count) + " polls of " +
+                  std::to_string(local.queue_count) + " queues, more than libportals ever answers itself");
+    if (local.count > 0) {
+      inject_compute(local.compute_ns);
+      api_.charge_local_polls(rank, local);
+      rank.stats.portals_calls += local.count;
     }
     inject_compute(request.compute_ns);
     if (request.op == ipc::Op::Exit) {

@@ -311,6 +311,18 @@ const char* Api::call_name(ipc::Op op)
 
 Reply Api::handle(RankPortals& rank, const ipc::Request& request)
 {
+  const double start = s4u::Engine::get_clock();
+  Reply reply = handle_call(rank, request);
+  // One line a call (--log=s4bxi_portals.thres:verbose): the sequence of calls
+  // a program makes, what each returned and the simulated time it took.
+  XBT_VERB("rank %u %s -> status %d, event %d, %.0f ns", rank.rank, call_name(request.op),
+            static_cast<int>(reply.status), static_cast<int>(reply.result.event.type),
+            (s4u::Engine::get_clock() - start) * 1e9);
+  return reply;
+}
+
+Reply Api::handle_call(RankPortals& rank, const ipc::Request& request)
+{
   const bool poll = request.op == ipc::Op::EQGet || request.op == ipc::Op::EQPoll || request.op == ipc::Op::CTGet ||
                     request.op == ipc::Op::CTPoll;
   // Blocking on a poll streak stands for polls that only poll: any other call,
@@ -321,10 +333,9 @@ Reply Api::handle(RankPortals& rank, const ipc::Request& request)
   // nothing that any rank polls (and a loaded machine makes a few of a
   // progress loop's gaps exceed the threshold: resetting the count on them
   // kept a 3,000-poll deadlock from being reported for minutes).
-  constexpr uint64_t kWorkBetweenPollsNs = 20'000;
   if (not poll)
     end_poll_streak(rank);
-  else if (request.compute_ns > kWorkBetweenPollsNs)
+  else if (request.compute_ns > ipc::kWorkBetweenPollsNs)
     end_poll_streak(rank, false);
   // The calls PtlAbort ends (portals/abort_watch.hpp).
   if (request.op == ipc::Op::EQWait || request.op == ipc::Op::EQPoll || request.op == ipc::Op::CTWait ||
@@ -709,7 +720,7 @@ bool Api::counter_changed_in_streak(RankPortals& rank, ipc::Handle handle)
   return false;
 }
 
-void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles)
+bool Api::note_empty_polls(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles)
 {
   PollStreak& streak = streak_of(rank);
   const double now = s4u::Engine::get_clock();
@@ -725,6 +736,54 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
     streak.watched.push_back(watched);
     grew = true;
   }
+  return grew;
+}
+
+void Api::charge_local_polls(RankPortals& rank, const ipc::LocalPolls& polls)
+{
+  if (polls.count == 0)
+    return;
+  // Compute between two polls is work, as between two calls (Api::handle).
+  if (polls.longest_burst_ns > ipc::kWorkBetweenPollsNs)
+    end_poll_streak(rank, false);
+  const double start = s4u::Engine::get_clock();
+  // One sleep a poll, as if each had come by itself: one sleep of their sum
+  // would end a rounding error away, and that can order events differently
+  // (the rounding of a blocked poll to whole poll periods, two landings at
+  // the same time).
+  const double cost = options::poll_cost_s();
+  if (cost > 0)
+    for (uint32_t i = 0; i < polls.count; ++i)
+      s4u::this_actor::sleep_for(cost);
+  charge_blocked(rank, trace::Kind::Poll, start, "empty polls answered by the process");
+  XBT_VERB("rank %u: %u empty polls answered by the process, %.0f ns", rank.rank, polls.count,
+           (s4u::Engine::get_clock() - start) * 1e9);
+  rank.stats.local_polls += polls.count;
+  const uint32_t queues = std::min<uint32_t>(polls.queue_count, ipc::kMaxLocalPollQueues);
+  note_empty_polls(rank, HandleKind::EQ, std::span(polls.queues, queues));
+  // The process followed the count poll by poll (it never answers a poll
+  // that reaches the limit: that one blocks here).
+  const int limit = options::poll_block_after();
+  streak_of(rank).count = limit > 0 ? std::min<int>(static_cast<int>(polls.streak_count), limit - 1)
+                                    : static_cast<int>(polls.streak_count);
+}
+
+ipc::PollStreakState Api::poll_streak_state(const RankPortals& rank)
+{
+  const PollStreak& streak = streak_of(rank);
+  ipc::PollStreakState state;
+  state.count = static_cast<uint32_t>(streak.count);
+  state.watched_count = static_cast<uint32_t>(streak.watched.size());
+  for (size_t i = 0; i < streak.watched.size() && i < ipc::kMaxLocalPollQueues; ++i)
+    state.watched[i] = streak.watched[i].handle;
+  return state;
+}
+
+void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles)
+{
+  const double now = s4u::Engine::get_clock();
+  const bool grew = note_empty_polls(rank, kind, handles);
+  PollStreak& streak = streak_of(rank);
   // A program's progress loop may poll some objects only every few rounds
   // (OpenMPI's low-priority progress callbacks run one call in 8): count the
   // polls since the last object new to the streak, so that the program's

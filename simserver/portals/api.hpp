@@ -34,6 +34,13 @@ public:
   // only poll) to its statistics and to the trace.
   static void charge_blocked(RankPortals& rank, trace::Kind kind, double start, const char* what);
 
+  // Charges the empty polls the process answered itself before this call
+  // (simulated time, statistics, trace) and adds them to its poll streak.
+  // Their compute was injected by the proxy.
+  void charge_local_polls(RankPortals& rank, const ipc::LocalPolls& polls);
+  // The rank's poll streak as a reply tells it (ipc::PollStreakState).
+  ipc::PollStreakState poll_streak_state(const RankPortals& rank);
+
   // Lets blocked pollers poll when nothing else can happen; reports their deadlock.
   PollSentinel& poll_sentinel() { return poll_sentinel_; }
   // Ends waits when a thread of their process calls PtlAbort.
@@ -69,6 +76,7 @@ public:
   };
 
 private:
+  ipc::Reply handle_call(RankPortals& rank, const ipc::Request& request);
   // The call itself, once handle() has done what every call needs.
   ipc::Reply dispatch(RankPortals& rank, const ipc::Request& request);
   ipc::Reply ni_init(RankPortals& rank, const ipc::NIInitArgs& args);
@@ -159,6 +167,9 @@ private:
   };
 
   PollStreak& streak_of(const RankPortals& rank);
+  // Adds `handles` to the objects the rank's poll streak watches; true if
+  // one of them was new to it.
+  bool note_empty_polls(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles);
   std::vector<PollStreak> poll_streaks_; // per rank
   AbortWatch abort_watch_;
   PollSentinel poll_sentinel_;

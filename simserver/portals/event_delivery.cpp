@@ -7,6 +7,8 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
+#include <algorithm>
+
 namespace s4bxi::portals {
 
 namespace {
@@ -83,6 +85,18 @@ double event_landing_time(const RankPortals& rank)
 {
   const auto& node = nic::node_parameters(rank.node);
   return simgrid::s4u::Engine::get_clock() + node.pci_latency_s + kEventBytes / node.pci_bandwidth_Bps;
+}
+
+double quiet_until(RankPortals& rank)
+{
+  double horizon = event_landing_time(rank);
+  for (auto& ni : rank.nis)
+    if (ni != nullptr)
+      ni->eqs.for_each([&](uint32_t, EventQueue& queue) {
+        if (not queue.events.empty())
+          horizon = std::min(horizon, queue.events.front().visible_at);
+      });
+  return horizon;
 }
 
 void post_event(RankPortals& rank, NetworkInterface& ni, ipc::Handle eq, const ipc::Event& event, bool reserved)

@@ -254,6 +254,48 @@ TEST_F(Mpi, CollectivesSixteenRanksFatTree)
 // ---------------------------------------------------------------------------
 // One-sided, threads.
 
+// OpenMPI's progress loop ends each round with an empty zero-timeout
+// PtlEQPoll: most of them are answered by the process (s4bxi/local-polls).
+// The program makes the same calls and sees the same results and clocks; the
+// simulation the same times; only the round trips to the server are fewer.
+TEST_F(Mpi, LocalPollsChangeNothingButTheRoundTrips)
+{
+    struct Outcome {
+        RunResult result;
+        double calls = -1, answered = -1;
+    };
+    auto run_with = [&](bool local) {
+        TempDir dir;
+        const std::string report = dir.file("report.json");
+        Outcome o;
+        o.result = run({"-n", "4", "--cfg=s4bxi/compute:none", std::string("--cfg=s4bxi/local-polls:") + (local ? "yes" : "no"),
+                        "--report", report, mpi_program("mpi_collectives")});
+        expect_ok(o.result, 4, kCollectiveOks);
+        auto doc = read_report(report);
+        EXPECT_TRUE(doc && doc->is_object()) << describe(o.result);
+        if (doc && doc->is_object()) {
+            o.calls = doc->get("totals")->get("portals_calls")->number;
+            o.answered = doc->get("totals")->get("answered_in_process")->number;
+        }
+        return o;
+    };
+    const Outcome on = run_with(true);
+    const Outcome off = run_with(false);
+    auto sorted = [](const std::string &text) {
+        auto ls = lines(text);
+        std::sort(ls.begin(), ls.end());
+        return ls;
+    };
+    EXPECT_EQ(sorted(on.result.out), sorted(off.result.out));
+    EXPECT_EQ(on.calls, off.calls);
+    EXPECT_EQ(off.answered, 0);
+    EXPECT_GT(on.answered, on.calls / 4) << describe(on.result);
+    const auto on_summary = parse_summary(on.result.err);
+    const auto off_summary = parse_summary(off.result.err);
+    ASSERT_TRUE(on_summary && off_summary) << describe(on.result) << describe(off.result);
+    EXPECT_EQ(on_summary->simulated_s, off_summary->simulated_s);
+}
+
 TEST_F(Mpi, OnesidedTwoRanks)
 {
     run_checked("mpi_onesided", 2, "onesided 2 ranks");

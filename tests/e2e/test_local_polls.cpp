@@ -1,0 +1,119 @@
+// Empty polls answered by the process itself (s4bxi/local-polls,
+// preload/local_polls.hpp): an empty PtlEQGet or zero-timeout PtlEQPoll that
+// no event can change before its poll period ends costs no round trip. The
+// server charges those polls with the next call, so nothing the program or
+// the model shows may change: the program's output (its clocks), the
+// simulated time, and every event of the NIC and the network. Only the trace
+// of the calls themselves differs (polls answered by the process are one
+// POLL record, not one CALL each).
+#include "e2e_test.hpp"
+#include "json_lite.hpp"
+
+#include <sstream>
+
+namespace e2e {
+namespace {
+
+class LocalPolls : public E2ETest {
+protected:
+    struct Outcome {
+        RunResult result;
+        std::string model_events; // the trace's events.csv without the CALL and POLL rows
+        double calls = -1;
+        double answered_in_process = -1;
+    };
+
+    Outcome run_with(bool local, const std::vector<std::string> &job)
+    {
+        TempDir dir;
+        std::vector<std::string> args{"--cfg=s4bxi/compute:none",
+                                      std::string("--cfg=s4bxi/local-polls:") + (local ? "yes" : "no"),
+                                      "--trace", dir.file("trace"), "--report", dir.file("run.json")};
+        args.insert(args.end(), job.begin(), job.end());
+        Outcome outcome;
+        outcome.result = run(args);
+        std::istringstream events(read_file(dir.file("trace") + "/events.csv"));
+        for (std::string line; std::getline(events, line);)
+            if (line.rfind("CALL,", 0) != 0 && line.rfind("POLL,", 0) != 0)
+                outcome.model_events += line + "\n";
+        std::string error;
+        auto doc = json::parse(read_file(dir.file("run.json")), &error);
+        EXPECT_TRUE(doc.has_value()) << error << "\n" << describe(outcome.result);
+        if (doc.has_value()) {
+            const json::Value *totals = doc->get("totals");
+            EXPECT_TRUE(totals && totals->is_object()) << read_file(dir.file("run.json"));
+            if (totals && totals->is_object()) {
+                outcome.calls = totals->get("portals_calls")->number;
+                outcome.answered_in_process = totals->get("answered_in_process")->number;
+            }
+        }
+        return outcome;
+    }
+
+    // The job with local answers and without: both end well with the same
+    // output, simulated time and model events. Returns the run with them.
+    Outcome same_with_and_without(const std::vector<std::string> &job)
+    {
+        const Outcome on = run_with(true, job);
+        const Outcome off = run_with(false, job);
+        EXPECT_EQ(on.result.exit_code, 0) << describe(on.result);
+        EXPECT_EQ(off.result.exit_code, 0) << describe(off.result);
+        EXPECT_EQ(on.result.out, off.result.out);
+        EXPECT_FALSE(on.model_events.empty());
+        EXPECT_TRUE(on.model_events == off.model_events) << "the NIC's events differ with local polls";
+        EXPECT_EQ(off.answered_in_process, 0) << describe(off.result);
+        const auto on_summary = parse_summary(on.result.err);
+        const auto off_summary = parse_summary(off.result.err);
+        EXPECT_TRUE(on_summary && off_summary) << describe(on.result) << describe(off.result);
+        if (on_summary && off_summary) {
+            EXPECT_EQ(on_summary->simulated_s, off_summary->simulated_s);
+        }
+        return on;
+    }
+};
+
+// Programs that poll their queues while messages are on their way: the
+// polls a PCIe write away from any landing are answered by the process.
+TEST_F(LocalPolls, EverySimulatedResultIsTheSameWithAndWithout)
+{
+    const std::vector<std::vector<std::string>> jobs{
+        {"-n", "2", program("poll_two_eqs")},
+        {"-n", "2", program("poll_loop")},
+        {"-n", "2", program("eq_ct_events")},
+        {"-n", "2", program("me_matching")},
+        {"-n", "2", program("ack_kinds")},
+        {"-n", "2", program("flow_control")},
+        {"-n", "2", program("arrival_during_append")},
+    };
+    double answered = 0;
+    for (const auto &job : jobs) {
+        SCOPED_TRACE(job.back());
+        answered += same_with_and_without(job).answered_in_process;
+    }
+    EXPECT_GT(answered, 0) << "no poll was answered by a process: the test shows nothing";
+}
+
+// The polls a process answered count as Portals calls of the program, and
+// the round trips they saved are the difference.
+TEST_F(LocalPolls, ReportCountsThePollsAnsweredInTheProcess)
+{
+    const Outcome on = run_with(true, {"-n", "2", program("poll_two_eqs")});
+    const Outcome off = run_with(false, {"-n", "2", program("poll_two_eqs")});
+    expect_all_passed(on.result, "poll_two_eqs", 2);
+    EXPECT_GT(on.answered_in_process, 0) << describe(on.result);
+    EXPECT_LE(on.answered_in_process, on.calls);
+    // Fewer round trips than calls: each answered poll is one less.
+    EXPECT_LT(on.calls - on.answered_in_process, off.calls) << describe(on.result) << describe(off.result);
+}
+
+// A queue the process does not know as its own (never allocated, or freed)
+// goes to the server, which says what is wrong with it, even right after a
+// reply that would allow a local answer.
+TEST_F(LocalPolls, UnknownOrFreedQueueIsStillRefused)
+{
+    auto r = run({"-n", "1", "--cfg=s4bxi/compute:none", program("local_poll_refusals")});
+    expect_all_passed(r, "local_poll_refusals", 1);
+}
+
+} // namespace
+} // namespace e2e
