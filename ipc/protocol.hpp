@@ -443,15 +443,35 @@ struct SearchArgs {
   ListEntry entry;
 };
 
-// Empty polls the process answered itself since the previous reply (an
-// empty PtlEQGet or zero-timeout PtlEQPoll before the reply's horizon,
-// preload/local_polls.hpp), which the server charges before it handles the
-// request that carries them: the simulated time they took, and the queues
-// they watched (a poll streak that then blocks must watch them too).
+// Polls the process answered itself since the previous reply (a PtlEQGet,
+// PtlEQPoll or PtlEQWait that the reply's queue mirror settles,
+// preload/local_polls.hpp), which the server replays before it handles the
+// request that carries them: the same simulated times, the same poll streak
+// and the same events taken from the same queues, as if each had come by
+// itself. Their steps are in Channel::local_steps.
 inline constexpr unsigned kMaxLocalPollQueues = 6;
 // At most this many in a row: a program that polls at zero cost still calls
 // the server now and then.
 inline constexpr unsigned kMaxLocalPolls = 64;
+struct LocalPolls {
+  uint32_t count = 0; // steps
+  uint32_t queue_count = 0;
+  Handle queues[kMaxLocalPollQueues]{}; // the queues the steps name (by index)
+};
+struct LocalPollStep {
+  enum Kind : uint8_t {
+    Empty = 1,          // found nothing, for the poll cost
+    FoundAtOnce = 2,    // took the first event of queues[taken], landed before the call
+    FoundAfterCost = 3, // an empty poll period, at whose end that event had landed
+  };
+  uint8_t kind = 0;
+  uint8_t polled = 0; // bit i: queues[i] was polled
+  uint8_t taken = 0;  // FoundAtOnce, FoundAfterCost: index in queues
+  uint8_t compute_counted = 0; // the compute before it reached the threshold: simulated time
+  uint8_t pad[4]{};
+  // Thread CPU time of the compute before it (since the reply or the step before).
+  uint64_t compute_ns = 0;
+};
 // Thread CPU time between two polls above which the program does more than
 // poll: its poll streak ends (simserver/portals/api.cpp).
 inline constexpr uint64_t kWorkBetweenPollsNs = 20'000;
@@ -466,19 +486,29 @@ struct PollStreakState {
   uint32_t watched_count = 0;
   Handle watched[kMaxLocalPollQueues]{};
 };
-struct LocalPolls {
-  uint32_t count = 0;
-  uint32_t queue_count = 0;
-  Handle queues[kMaxLocalPollQueues]{};
-  // The count of the rank's poll streak after them, as the process followed
-  // it from the reply's (Reply::poll_streak): none of them was a poll that
-  // the server would have blocked.
-  uint32_t streak_count = 0;
-  uint32_t pad = 0;
-  // Thread CPU time of the compute bursts between them (each at least the
-  // threshold), before the CPU factor; and the longest of all the bursts.
-  uint64_t compute_ns = 0;
-  uint64_t longest_burst_ns = 0;
+
+// The rank's event queues as the server holds them at a reply, written to
+// Channel::mirror: every queue (when `queue_count` <= kMaxMirroredQueues),
+// how many events it holds and the first of them, with the simulated time
+// each lands (or landed) in host memory.
+inline constexpr unsigned kMaxMirroredQueues = 6;
+inline constexpr unsigned kMaxMirroredEvents = 8;
+struct MirroredQueue {
+  Handle handle;
+  uint32_t events;   // in the queue
+  uint32_t first;    // index of its first event in QueueMirror::events
+  uint32_t mirrored; // how many of its events are there
+  uint32_t dropped;  // an event was lost: the next one read says so (left to the server)
+};
+struct MirroredEvent {
+  double visible_at; // simulated seconds
+  Event event;
+};
+struct QueueMirror {
+  uint32_t queue_count = 0; // of the rank; those beyond kMaxMirroredQueues are not listed
+  uint32_t event_count = 0;
+  MirroredQueue queues[kMaxMirroredQueues]{};
+  MirroredEvent events[kMaxMirroredEvents]{};
 };
 
 struct Request {
@@ -559,10 +589,11 @@ struct Reply {
   uint32_t flags = 0;
   // Simulated time (seconds) when the call returns: the rank's clock restarts from here.
   double now = 0.0;
-  // Simulated time (seconds) before which no event queue of the rank can
-  // show an event it does not show at `now`: an event the NIC writes later
-  // lands a PCIe write later. Until then an empty queue stays empty, and the
-  // process answers polls of it itself (preload/local_polls.hpp).
+  // Simulated time (seconds) before which no event the NIC has not written
+  // yet can land in the rank's memory (it lands a PCIe write after it is
+  // written): until then, the rank's queues hold what Channel::mirror shows,
+  // and the process answers polls of them itself (preload/local_polls.hpp).
+  // 0: no local answers.
   double horizon = 0.0;
   PollStreakState poll_streak;
   union {

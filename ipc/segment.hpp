@@ -125,6 +125,12 @@ struct alignas(64) Channel {
   std::atomic<uint32_t> parked;
   alignas(64) Request request;
   alignas(64) Reply reply;
+  // Written by the server with each reply: the rank's event queues, from
+  // which the process answers some polls itself (preload/local_polls.hpp).
+  alignas(64) QueueMirror mirror;
+  // Written by the process: the polls it answered itself since the last
+  // request (Request::local_polls counts them).
+  alignas(64) LocalPollStep local_steps[kMaxLocalPolls];
 };
 
 // The segment's layout: a header page, a scheduling page, then one channel

@@ -1,38 +1,51 @@
-// Empty polls answered by the process itself, without a round trip.
+// Polls answered by the process itself, without a round trip.
 //
-// Every reply carries a horizon: the simulated time before which none of the
-// rank's event queues can show an event it does not show at the reply (an
-// event the NIC writes later lands a PCIe write later). A PtlEQGet, or a
-// PtlEQPoll with a zero timeout, of queues that were empty then finds them
-// empty as long as its poll period ends before the horizon: the process
-// answers PTL_EQ_EMPTY itself, its clock moves on by the poll cost, and the
-// next request tells the server how many such polls it made, of which
-// queues, and the compute between them. The server charges them exactly as
-// if they had been sent one by one (the same simulated times, the same poll
-// streak), before it handles that request. A poll that the server would
-// block (s4bxi/poll-block-after) always goes to the server: the program sees
-// the same polls, with or without local answers.
+// With each reply the server writes the rank's event queues into the channel
+// (ipc::QueueMirror: how many events each holds, the first of them and when
+// each lands in host memory) and a horizon: the simulated time before which
+// no event the NIC has not written yet can land (it lands a PCIe write after
+// it is written). Until the horizon, the queues change only as the mirror
+// says, so the process can settle a poll itself:
+//  - an event that has landed by the rank's clock is taken at once, as the
+//    server would (PtlEQGet, PtlEQPoll, PtlEQWait);
+//  - else a PtlEQGet or zero-timeout PtlEQPoll takes a poll period (the poll
+//    cost), at whose end an event may have landed, or the queues are empty.
+// The clock moves on as the server's would, and the next request tells the
+// server each step (Channel::local_steps), which it replays before it handles
+// that request: the same simulated times, the same poll streak, the same
+// events taken. A poll that the server would block (s4bxi/poll-block-after),
+// or whose outcome lies within a rounding error of a landing or the horizon,
+// goes to the server: the program sees the same calls and results, with or
+// without local answers.
 //
 // Everything here runs under the channel mutex (rank_client.cpp).
 #pragma once
 
 #include "protocol.hpp"
+#include "segment.hpp"
 
 #include <span>
 
 namespace s4bxi::preload::local_polls {
 
-// What a request and its reply taught about the rank's queues, and the
-// horizon of the reply. Called once per exchange.
-void on_exchange(const ipc::Request& request, const ipc::Reply& reply);
+// Learns the queues and the horizon from a reply (and the channel's mirror
+// written with it). Called once per exchange.
+void on_reply(const ipc::Reply& reply, const ipc::QueueMirror& mirror);
 
-// The polls answered since the previous request, for the next one; the
-// record starts again empty.
+// The polls answered since the previous request, for the next one (their
+// steps are already in `steps`); the record starts again empty.
 ipc::LocalPolls take_report();
 
-// Answers an empty poll of `queues` if that is certain (see above) and the
-// server would not have blocked it (its poll streak reaching
-// `poll_block_after`); false when the server must answer.
-bool answer_empty(std::span<const ipc::Handle> queues, int64_t poll_cost_ns, int64_t poll_block_after);
+struct Answer {
+  enum Kind { ServerMust, Empty, Event } kind = ServerMust;
+  ipc::Event event{};
+  unsigned which = 0; // index in the polled queues of the one the event came from
+};
+
+// Settles a poll of `queues` if the mirror allows it: `wait` for PtlEQWait or
+// a PtlEQPoll with a timeout (only an event already landed is answered),
+// else a PtlEQGet or zero-timeout PtlEQPoll. Steps are written to `steps`.
+Answer answer(std::span<const ipc::Handle> queues, bool wait, const ipc::ClockConfig& clock,
+              ipc::LocalPollStep* steps);
 
 } // namespace s4bxi::preload::local_polls

@@ -17,6 +17,17 @@ bool carries_event(int rc)
   return rc == PTL_OK or rc == PTL_EQ_DROPPED;
 }
 
+// A poll answered by the process itself (local_polls.hpp).
+int answered_locally(const local_polls::Answer& local, ptl_event_t* event, unsigned int* which)
+{
+  if (local.kind == local_polls::Answer::Empty)
+    return PTL_EQ_EMPTY;
+  *event = abi::event_with_atomics_from_wire(local.event);
+  if (which != nullptr)
+    *which = local.which;
+  return PTL_OK;
+}
+
 int eq_get(Op op, ptl_handle_eq_t eq_handle, ptl_event_t* event)
 {
   if (not client::attached())
@@ -25,8 +36,9 @@ int eq_get(Op op, ptl_handle_eq_t eq_handle, ptl_event_t* event)
     return PTL_ARG_INVALID;
   ipc::Request request = api::request_for(op);
   request.args.handle.handle = abi::eq_to_wire(eq_handle);
-  if (op == Op::EQGet and client::answer_poll_locally(std::span(&request.args.handle.handle, 1)))
-    return PTL_EQ_EMPTY;
+  const auto local = client::answer_poll_locally(std::span(&request.args.handle.handle, 1), op == Op::EQWait);
+  if (local.kind != local_polls::Answer::ServerMust)
+    return answered_locally(local, event, nullptr);
   ipc::Reply reply;
   int rc = api::forward(request, reply);
   if (carries_event(rc))
@@ -34,15 +46,15 @@ int eq_get(Op op, ptl_handle_eq_t eq_handle, ptl_event_t* event)
   return rc;
 }
 
-// A zero-timeout PtlEQPoll of a few queues, answered by the process if it can.
-bool empty_poll_answered_locally(const ptl_handle_eq_t* eq_handles, unsigned int size)
+// A PtlEQPoll of a few queues, answered by the process if it can.
+local_polls::Answer poll_answered_locally(const ptl_handle_eq_t* eq_handles, unsigned int size, bool wait)
 {
   if (eq_handles == nullptr or size == 0 or size > ipc::kMaxLocalPollQueues)
-    return false;
+    return {};
   ipc::Handle queues[ipc::kMaxLocalPollQueues];
   for (unsigned i = 0; i < size; ++i)
     queues[i] = abi::eq_to_wire(eq_handles[i]);
-  return client::answer_poll_locally(std::span(queues, size));
+  return client::answer_poll_locally(std::span(queues, size), wait);
 }
 
 } // namespace
@@ -88,8 +100,9 @@ S4BXI_EXPORT int PtlEQPoll(const ptl_handle_eq_t* eq_handles, unsigned int size,
     return api::not_attached();
   if (event == nullptr or which == nullptr)
     return PTL_ARG_INVALID;
-  if (timeout == 0 and empty_poll_answered_locally(eq_handles, size))
-    return PTL_EQ_EMPTY;
+  const auto local = poll_answered_locally(eq_handles, size, timeout != 0);
+  if (local.kind != local_polls::Answer::ServerMust)
+    return answered_locally(local, event, which);
   ipc::Request request = api::request_for(Op::EQPoll);
   auto& args = request.args.poll;
   args.handles_address = abi::address_of(eq_handles);

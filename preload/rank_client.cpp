@@ -120,7 +120,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   // counts as compute.
   const uint64_t cpu_now = sim_clock::thread_cpu_if_measured();
   sim_clock::on_reply(reply.now, cpu_now);
-  local_polls::on_exchange(request, reply);
+  local_polls::on_reply(reply, channel->mirror);
   clock_pending.store((reply.flags & ipc::kReplyClockPending) != 0, std::memory_order_relaxed);
   sync_timer::after_reply(cpu_now, request.op == ipc::Op::Sync);
   channel->exchange_tid.store(0, std::memory_order_relaxed);
@@ -321,17 +321,17 @@ bool call(ipc::Request& request, ipc::Reply& reply)
   return true;
 }
 
-bool answer_poll_locally(std::span<const ipc::Handle> queues)
+local_polls::Answer answer_poll_locally(std::span<const ipc::Handle> queues, bool wait)
 {
   // Not while the clock is behind the rank's simulated time (parked, or an
   // answer before the call's end), nor while another thread is in a call.
   if (state() != State::Attached or in_exchange or clock_pending.load(std::memory_order_relaxed) or
       channel->parked.load(std::memory_order_seq_cst) != 0)
-    return false;
+    return {};
   std::unique_lock lock(channel_mutex, std::try_to_lock);
   if (not lock.owns_lock())
-    return false;
-  return local_polls::answer_empty(queues, header->clock.poll_cost_ns, header->clock.poll_block_after);
+    return {};
+  return local_polls::answer(queues, wait, header->clock, channel->local_steps);
 }
 
 void note_thread_created()

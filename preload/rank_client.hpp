@@ -8,6 +8,7 @@
 // fail, with a sentence that says why.
 #pragma once
 
+#include "local_polls.hpp"
 #include "protocol.hpp"
 #include "segment.hpp"
 
@@ -34,11 +35,10 @@ inline bool attached()
 // several threads are serialized; errno is preserved.
 bool call(ipc::Request& request, ipc::Reply& reply);
 
-// An empty PtlEQGet or zero-timeout PtlEQPoll of `queues`, answered by the
-// process itself when the latest reply makes it certain (local_polls.hpp):
-// true then, and the caller returns PTL_EQ_EMPTY; false when the call must
-// go to the server.
-bool answer_poll_locally(std::span<const ipc::Handle> queues);
+// A poll of `queues` (a wait: `wait`), answered by the process itself when
+// the latest reply settles it (local_polls.hpp); Answer::ServerMust when the
+// call must go to the server.
+local_polls::Answer answer_poll_locally(std::span<const ipc::Handle> queues, bool wait);
 
 // PtlAbort: ends, with Status::Aborted, every wait or poll (EQWait, EQPoll,
 // CTWait, CTPoll) that a thread of this process is in or queued for, the one

@@ -146,7 +146,7 @@ int64_t now_ns()
   return now > latest ? now : latest;
 }
 
-LocalStep plan_local_step(int64_t cost_ns, int64_t horizon_ns)
+LocalStep plan_local_step()
 {
   if (self.own_generation != generation.load(std::memory_order_acquire))
     return {};
@@ -160,14 +160,14 @@ LocalStep plan_local_step(int64_t cost_ns, int64_t horizon_ns)
   if (compute_ns < cpu_threshold_ns.load(std::memory_order_relaxed))
     compute_ns = 0;
   const int64_t start = self.base_ns + static_cast<int64_t>(compute_ns);
-  if (start < latest_returned_ns.load(std::memory_order_relaxed) || start + cost_ns >= horizon_ns)
+  if (start < latest_returned_ns.load(std::memory_order_relaxed))
     return {};
-  return {true, compute_ns > 0 ? burst : 0, burst, start + cost_ns, cpu};
+  return {true, start, compute_ns > 0 ? burst : 0, burst, cpu};
 }
 
-void take_local_step(const LocalStep& step)
+void take_local_step(const LocalStep& step, int64_t end_ns)
 {
-  self.base_ns = step.end_ns;
+  self.base_ns = end_ns;
   self.base_cpu_ns = step.cpu_ns;
   self.compute_mark_ns = step.cpu_ns;
 }

@@ -34,23 +34,23 @@ void on_reply(double now_seconds, uint64_t thread_cpu_now_ns);
 // already returned to any thread of the process.
 int64_t now_ns();
 
-// A call the process answers itself (local_polls.hpp): the compute since the
-// thread's last reply or local step, then `cost_ns`, must end before
-// `horizon_ns`. Possible only for the thread that received the latest reply,
+// A call the process answers itself (local_polls.hpp), planned from the
+// compute since the thread's last reply or local step: it starts at
+// `start_ns`. Possible only for the thread that received the latest reply,
 // while the clock shows nothing the server does not know of (no release by a
 // PMI answer since, no later reading by another thread). `counted_cpu_ns` is
 // the thread CPU time of that compute when it reached the threshold (what
 // the server must inject), else 0; `burst_cpu_ns` its length in any case.
 struct LocalStep {
   bool possible = false;
+  int64_t start_ns = 0;
   uint64_t counted_cpu_ns = 0;
   uint64_t burst_cpu_ns = 0;
-  int64_t end_ns = 0;
   uint64_t cpu_ns = 0;
 };
-LocalStep plan_local_step(int64_t cost_ns, int64_t horizon_ns);
-// Takes a possible step: the clock moves on to its end, and the next
-// request's compute starts from here.
-void take_local_step(const LocalStep& step);
+LocalStep plan_local_step();
+// Takes a planned step that ends at `end_ns`: the clock moves on to it, and
+// the next request's compute starts from here.
+void take_local_step(const LocalStep& step, int64_t end_ns);
 
 } // namespace s4bxi::preload::sim_clock

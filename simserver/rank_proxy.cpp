@@ -249,7 +249,7 @@ void RankProxy::reply(ipc::Reply reply)
   ipc::Channel* channel = world_.processes->channel(rank_);
   reply.now = s4u::Engine::get_clock();
   if (options::local_polls()) {
-    reply.horizon = portals::quiet_until(world_.ranks[rank_]);
+    reply.horizon = portals::mirror_queues(world_.ranks[rank_], channel->mirror);
     reply.poll_streak = api_.poll_streak_state(world_.ranks[rank_]);
   }
   RankStatistics& stats = world_.ranks[rank_].stats;
@@ -312,16 +312,17 @@ void RankProxy::operator()()
       reply(hello);
       continue;
     }
-    // The polls the process answered itself came before this call, and the
-    // compute between them (each burst above the threshold).
+    // The polls the process answered itself came before this call, each
+    // after its own compute.
     const ipc::LocalPolls& local = request.local_polls;
     if (local.count > ipc::kMaxLocalPolls || local.queue_count > ipc::kMaxLocalPollQueues)
       overwritten("its request tells " + std::to_string(local.count) + " polls of " +
                   std::to_string(local.queue_count) + " queues, more than libportals ever answers itself");
-    if (local.count > 0) {
-      inject_compute(local.compute_ns);
-      api_.charge_local_polls(rank, local);
-      rank.stats.portals_calls += local.count;
+    for (uint32_t i = 0; i < local.count; ++i) {
+      const ipc::LocalPollStep step = channel->local_steps[i];
+      inject_compute(step.compute_counted != 0 ? step.compute_ns : 0);
+      if (not api_.replay_local_poll(rank, step, local))
+        overwritten("the polls it answered itself do not match its event queues");
     }
     inject_compute(request.compute_ns);
     if (request.op == ipc::Op::Exit) {

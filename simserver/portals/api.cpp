@@ -739,33 +739,47 @@ bool Api::note_empty_polls(RankPortals& rank, HandleKind kind, std::span<const i
   return grew;
 }
 
-void Api::charge_local_polls(RankPortals& rank, const ipc::LocalPolls& polls)
+bool Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& step, const ipc::LocalPolls& polls)
 {
-  if (polls.count == 0)
-    return;
-  // Compute between two polls is work, as between two calls (Api::handle).
-  if (polls.longest_burst_ns > ipc::kWorkBetweenPollsNs)
-    end_poll_streak(rank, false);
-  const double start = s4u::Engine::get_clock();
-  // One sleep a poll, as if each had come by itself: one sleep of their sum
-  // would end a rounding error away, and that can order events differently
-  // (the rounding of a blocked poll to whole poll periods, two landings at
-  // the same time).
-  const double cost = options::poll_cost_s();
-  if (cost > 0)
-    for (uint32_t i = 0; i < polls.count; ++i)
-      s4u::this_actor::sleep_for(cost);
-  charge_blocked(rank, trace::Kind::Poll, start, "empty polls answered by the process");
-  XBT_VERB("rank %u: %u empty polls answered by the process, %.0f ns", rank.rank, polls.count,
-           (s4u::Engine::get_clock() - start) * 1e9);
-  rank.stats.local_polls += polls.count;
   const uint32_t queues = std::min<uint32_t>(polls.queue_count, ipc::kMaxLocalPollQueues);
-  note_empty_polls(rank, HandleKind::EQ, std::span(polls.queues, queues));
-  // The process followed the count poll by poll (it never answers a poll
-  // that reaches the limit: that one blocks here).
-  const int limit = options::poll_block_after();
-  streak_of(rank).count = limit > 0 ? std::min<int>(static_cast<int>(polls.streak_count), limit - 1)
-                                    : static_cast<int>(polls.streak_count);
+  std::vector<ipc::Handle> polled;
+  for (uint32_t i = 0; i < queues; ++i)
+    if ((step.polled >> i) & 1U)
+      polled.push_back(polls.queues[i]);
+  if (polled.empty())
+    return false;
+  rank.stats.portals_calls++;
+  rank.stats.local_polls++;
+  // Compute between two polls is work, as between two calls (Api::handle).
+  if (step.compute_ns > ipc::kWorkBetweenPollsNs)
+    end_poll_streak(rank, false);
+  if (step.kind == ipc::LocalPollStep::Empty || step.kind == ipc::LocalPollStep::FoundAfterCost) {
+    const double start = s4u::Engine::get_clock();
+    const bool grew = note_empty_polls(rank, HandleKind::EQ, polled);
+    PollStreak& streak = streak_of(rank);
+    streak.count = grew ? 1 : streak.count + 1;
+    // (The process answers no poll that would block here, but one at whose
+    // end an event has landed: its block would have ended at once.)
+    if (const double cost = options::poll_cost_s(); cost > 0)
+      s4u::this_actor::sleep_for(cost);
+    charge_blocked(rank, trace::Kind::Poll, start, "empty poll answered by the process");
+  }
+  if (step.kind == ipc::LocalPollStep::Empty) {
+    XBT_VERB("rank %u: empty poll answered by the process", rank.rank);
+    return true;
+  }
+  if (step.kind != ipc::LocalPollStep::FoundAtOnce && step.kind != ipc::LocalPollStep::FoundAfterCost)
+    return false;
+  // The event the process took: the first of that queue, landed by now.
+  if (step.taken >= queues || ((step.polled >> step.taken) & 1U) == 0)
+    return false;
+  EventQueue* queue = find_object(rank, polls.queues[step.taken], HandleKind::EQ, &NetworkInterface::eqs);
+  if (queue == nullptr || not eq_readiness(queue).ready || queue->dropped)
+    return false;
+  XBT_VERB("rank %u: event %d taken by the process", rank.rank, static_cast<int>(queue->events.front().event.type));
+  pop_event(*queue);
+  end_poll_streak(rank);
+  return true;
 }
 
 ipc::PollStreakState Api::poll_streak_state(const RankPortals& rank)

@@ -34,10 +34,11 @@ public:
   // only poll) to its statistics and to the trace.
   static void charge_blocked(RankPortals& rank, trace::Kind kind, double start, const char* what);
 
-  // Charges the empty polls the process answered itself before this call
-  // (simulated time, statistics, trace) and adds them to its poll streak.
-  // Their compute was injected by the proxy.
-  void charge_local_polls(RankPortals& rank, const ipc::LocalPolls& polls);
+  // Replays one poll the process answered itself before this call (its
+  // compute injected by the proxy): the poll streak, the simulated time and
+  // the event it took, as if it had come by itself. False when the step is
+  // not one libportals could have written (the queue holds no such event).
+  bool replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& step, const ipc::LocalPolls& polls);
   // The rank's poll streak as a reply tells it (ipc::PollStreakState).
   ipc::PollStreakState poll_streak_state(const RankPortals& rank);
 

@@ -7,8 +7,6 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
-#include <algorithm>
-
 namespace s4bxi::portals {
 
 namespace {
@@ -87,16 +85,31 @@ double event_landing_time(const RankPortals& rank)
   return simgrid::s4u::Engine::get_clock() + node.pci_latency_s + kEventBytes / node.pci_bandwidth_Bps;
 }
 
-double quiet_until(RankPortals& rank)
+double mirror_queues(RankPortals& rank, ipc::QueueMirror& mirror)
 {
-  double horizon = event_landing_time(rank);
-  for (auto& ni : rank.nis)
-    if (ni != nullptr)
-      ni->eqs.for_each([&](uint32_t, EventQueue& queue) {
-        if (not queue.events.empty())
-          horizon = std::min(horizon, queue.events.front().visible_at);
-      });
-  return horizon;
+  mirror.queue_count = 0;
+  mirror.event_count = 0;
+  for (auto& ni : rank.nis) {
+    if (ni == nullptr)
+      continue;
+    ni->eqs.for_each([&](uint32_t index, EventQueue& queue) {
+      if (mirror.queue_count++ >= ipc::kMaxMirroredQueues)
+        return;
+      ipc::MirroredQueue& entry = mirror.queues[mirror.queue_count - 1];
+      entry.handle = encode_handle(HandleKind::EQ, ni->slot, index);
+      entry.events = static_cast<uint32_t>(queue.events.size());
+      entry.first = mirror.event_count;
+      entry.mirrored = 0;
+      entry.dropped = queue.dropped ? 1 : 0;
+      for (const auto& pending : queue.events) {
+        if (mirror.event_count == ipc::kMaxMirroredEvents)
+          break;
+        mirror.events[mirror.event_count++] = {pending.visible_at, pending.event};
+        entry.mirrored++;
+      }
+    });
+  }
+  return event_landing_time(rank);
 }
 
 void post_event(RankPortals& rank, NetworkInterface& ni, ipc::Handle eq, const ipc::Event& event, bool reserved)

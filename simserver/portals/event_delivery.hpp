@@ -14,11 +14,11 @@ inline constexpr double kEventBytes = 64; // one BXI event record
 double event_landing_time();
 double event_landing_time(const RankPortals& rank); // with the PCIe parameters of the rank's node
 
-// The earliest simulated time at which a poll of any event queue of `rank`
-// may find an event that it would not find now: the landing of the first
-// event on its way to host memory, or of one the NIC writes from now on.
-// Before it, an empty queue of the rank stays empty (ipc::Reply::horizon).
-double quiet_until(RankPortals& rank);
+// What a process may know of its event queues between two calls
+// (ipc::Reply::horizon, ipc::QueueMirror): every queue of `rank`, its first
+// events and when they land. Returns the horizon: before it, no event the
+// NIC writes from now on can land, so the queues hold what `mirror` shows.
+double mirror_queues(RankPortals& rank, ipc::QueueMirror& mirror);
 
 // Both ignore kHandleNone and handles that no longer exist (freed meanwhile).
 // `reserved`: the event uses the slot every EQ keeps for PTL_EVENT_PT_DISABLED,

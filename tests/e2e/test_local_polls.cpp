@@ -1,11 +1,11 @@
-// Empty polls answered by the process itself (s4bxi/local-polls,
-// preload/local_polls.hpp): an empty PtlEQGet or zero-timeout PtlEQPoll that
-// no event can change before its poll period ends costs no round trip. The
-// server charges those polls with the next call, so nothing the program or
-// the model shows may change: the program's output (its clocks), the
-// simulated time, and every event of the NIC and the network. Only the trace
-// of the calls themselves differs (polls answered by the process are one
-// POLL record, not one CALL each).
+// Polls answered by the process itself (s4bxi/local-polls,
+// preload/local_polls.hpp): a poll that the reply's mirror of the rank's
+// event queues settles (an event landed, or none can land before the poll
+// period ends) costs no round trip. The server replays those polls with the
+// next call, so nothing the program or the model shows may change: the
+// program's output (its clocks), the simulated time, and every event of the
+// NIC and the network. Only the trace of the calls themselves differs
+// (polls answered by the process are POLL records, not CALLs).
 #include "e2e_test.hpp"
 #include "json_lite.hpp"
 
@@ -84,6 +84,9 @@ TEST_F(LocalPolls, EverySimulatedResultIsTheSameWithAndWithout)
         {"-n", "2", program("ack_kinds")},
         {"-n", "2", program("flow_control")},
         {"-n", "2", program("arrival_during_append")},
+        {"-n", "1", program("local_poll_refusals")},
+        {"-n", "4", program("atomic_contention")},
+        {"-n", "4", program("triggered_ops")},
     };
     double answered = 0;
     for (const auto &job : jobs) {
