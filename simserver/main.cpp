@@ -170,8 +170,9 @@ int main(int argc, char** argv)
   }
   job::RankProcesses& processes = *owned_processes;
   world.processes = &processes;
-  // More ranks than cores: a rank that waits for an answer while the server
-  // serves another one sleeps (ipc/segment.hpp).
+  // More processes than cores (the ranks, and the server, which spins too): a
+  // rank that waits for an answer while the server serves another one sleeps
+  // (ipc/segment.hpp).
   const bool oversubscribed = launch->ranks + 1 > std::thread::hardware_concurrency();
   processes.set_only_served_rank_spins(oversubscribed);
 
