@@ -2,20 +2,231 @@
 # Builds and runs the benchmarks, and prints their figures. Not a test: the
 # machine is shared and noisy, so IPC figures are ratios against a raw futex
 # ping-pong measured in the same run, and every figure is the median of runs.
-# Usage: tools/bench.sh [put-iterations (default 100000)]
+# Usage: tools/bench.sh [--smpi-only] [put-iterations (default 100000)]
+# (--smpi-only: only the last section, our wall time against SMPI's on the same
+# MPI programs; it takes 1.5-3 minutes here)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-iterations=${1:-100000}
+smpi_only=0
+arguments=()
+for arg in "$@"; do
+  case "$arg" in
+    --smpi-only) smpi_only=1 ;;
+    *) arguments+=("$arg") ;;
+  esac
+done
+iterations=${arguments[0]:-100000}
 
 tools/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
-cmake --build build -j"$(nproc)" --target s4bxi-run pingpong futex_pingpong ipc_noop put_pingpong put_get_latency > /dev/null
+targets=(s4bxi-run)
+[ "$smpi_only" = 1 ] || targets+=(pingpong futex_pingpong ipc_noop put_pingpong put_get_latency)
+cmake --build build -j"$(nproc)" --target "${targets[@]}" > /dev/null
 # The MPI figures need Debian's OpenMPI and our build of its Portals components.
-cmake --build build -j"$(nproc)" --target mpi_pingpong > /dev/null 2>&1 || true
+cmake --build build -j"$(nproc)" --target mpi_pingpong mpi_bandwidth mpi_alltoall mpi_stencil > /dev/null 2>&1 || true
 run=build/bin/s4bxi-run
 bench=build/bench
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# The last section, our wall time against SMPI's (SimGrid's own MPI, libsimgrid-dev),
+# is a function so that --smpi-only can run it alone: the same MPI programs
+# (bench/mpi_*.c), built with Debian's mpicc for us and with smpicc for SMPI, on
+# the same simulated machine, network only on both sides (no compute injected),
+# the two emulators' runs alternating so that both see the load of the same minutes.
+smpi_comparison() {
+  echo "== Wall time against SMPI (SimGrid's MPI): same programs and platform, network only, alternating runs, median of 3"
+  if ! command -v smpicc > /dev/null || ! command -v smpirun > /dev/null; then
+    echo "  skipped: no smpicc or smpirun (Debian package libsimgrid-dev)"
+    return 0
+  fi
+  if [ ! -x "$bench/mpi_stencil" ]; then
+    echo "  skipped: the MPI programs were not built (Debian's OpenMPI, libopenmpi-dev)"
+    return 0
+  fi
+  local began work
+  began=$(date +%s.%N)
+  work=$(mktemp -d /tmp/s4bxi-bench-smpi.XXXXXX)
+  # Enough iterations for a steady wall time per message, few enough for 1.5-3
+  # minutes in all here: our start-up and teardown alone (Open MPI's, with its
+  # PMI bootstrap in simulated time) take 3-5 s a job at 27-32 ranks on 2 cores.
+  local pingpong_n=10000 sweep_n=50 alltoall_n=100 stencil_n=50
+
+  # The flags of the mpicc side's CMake build (RelWithDebInfo).
+  local program
+  for program in mpi_pingpong mpi_bandwidth mpi_alltoall mpi_stencil; do
+    smpicc -O2 -g -DNDEBUG -o "$work/$program" "bench/$program.c" > "$work/smpicc.log" 2>&1 ||
+      { echo "  smpicc failed on bench/$program.c:"; cat "$work/smpicc.log"; return 1; }
+  done
+
+  # 2 ranks: our default platform, fattree:1;2;1;1, and for SMPI the same two
+  # nodes written out (platforms/two-nodes.xml), PCIe links and NIC hosts
+  # included: SMPI's route between the CPU hosts node0 and node1 crosses PCIe,
+  # two BXI links and PCIe, as our messages do (without our NIC model).
+  printf 'node0\nnode1\n' > "$work/hosts2"
+  # 27 and 32 ranks: one rank per node of a 32-node two-level fat tree (8 leaf
+  # switches of 4 nodes, each with 4 links up to 4 top switches: full
+  # bisection), so that every message crosses the network on both sides (on our
+  # default platform, 16 ranks share a node and its NIC, and SMPI would take a
+  # host's loopback instead). Ours is a generated fattree: platform; SMPI's is
+  # SimGrid's own fat-tree cluster with the same parameters, the same switches
+  # and links (one per hop, split duplex) and the same bandwidth and latency per
+  # hop as our generated ones (read from s4bxi-run --help-cfg), nodes in the
+  # same order (rank r on node r on both sides). What differs: an SMPI host is
+  # a host on the tree, with no PCIe link (ours adds 250 ns and a 12.5 GB/s
+  # transfer cap at each end of a message) and no NIC (TX/RX engines and their
+  # delays, 64 B headers, 64 B of payload per 72 B on the wire, E2E's BXI ACKs).
+  local tree='2;4,8;1,4;1,1' bandwidth latency speed
+  bandwidth=$("$run" --help-cfg | awk '$1 == "s4bxi/bxi-bandwidth" { print $3 }')
+  latency=$("$run" --help-cfg | awk '$1 == "s4bxi/bxi-latency" { print $3 }')
+  speed=$("$run" --help-cfg | awk '$1 == "s4bxi/cpu-speed" { print $3 }')
+  cat > "$work/fattree.xml" << XML
+<?xml version="1.0"?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<!-- s4bxi-run's fattree:$tree for SMPI (tools/bench.sh says what differs) -->
+<platform version="4.1">
+  <cluster id="bxi" prefix="node" suffix="" radical="0-31" speed="${speed}f" bw="${bandwidth}Bps" lat="${latency}s"
+           sharing_policy="SPLITDUPLEX" topology="FAT_TREE" topo_parameters="$tree"/>
+</platform>
+XML
+  seq 0 31 | sed 's/^/node/' > "$work/hosts32"
+
+  # Network only: s4bxi/compute:none, and smpi/simulate-computation:no (with
+  # smpi/host-speed, our CPU speed, only so that SMPI does not warn that it was
+  # not given). The network model of our server (simserver/main.cpp): CM02
+  # max-min sharing without TCP's corrections; smpirun's default, network/model:SMPI,
+  # would multiply latencies and bandwidths by SMPI's calibration factors (an 8 B
+  # message's latency about twice the links'). Collectives: the algorithms that
+  # Open MPI 4.1.4's coll/tuned picks for these sizes (coll_tuned_decision_fixed.c:
+  # an 8 B alltoall on 32 ranks, modified Bruck; an allreduce of one double on 27
+  # ranks, segmented ring, which falls back to ring and then to recursive doubling
+  # below one element per rank), named on both sides so that both simulate the
+  # same messages (SMPI's default allreduce is another one).
+  local ours=(--cfg=s4bxi/compute:none --mca coll_tuned_use_dynamic_rules 1
+    --mca coll_tuned_alltoall_algorithm 3 --mca coll_tuned_allreduce_algorithm 3)
+  local smpi=(--cfg=smpi/simulate-computation:no "--cfg=smpi/host-speed:${speed}f" --cfg=network/model:CM02
+    --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:0 --cfg=smpi/alltoall:bruck --cfg=smpi/allreduce:rdb
+    --log=xbt_cfg.thres:warning --log=smpi_coll.thres:warning)
+
+  # One job of one case on one side: the program's lines in $work/CASE.SIDE.ROUND,
+  # the job's whole wall time (start-up included) appended to $work/CASE.SIDE.job.
+  smpi_case() {
+    local name=$1 side=$2 round=$3 ranks program arguments
+    local out="$work/$name.$side.$round"
+    case "$name" in
+      pingpong) ranks=2 program=mpi_pingpong arguments=("$pingpong_n" 8) ;;
+      sweep) ranks=2 program=mpi_bandwidth arguments=("$sweep_n" 4194304) ;;
+      alltoall) ranks=32 program=mpi_alltoall arguments=("$alltoall_n" 8) ;;
+      stencil) ranks=27 program=mpi_stencil arguments=("$stencil_n" 32) ;;
+    esac
+    local command
+    if [ "$side" = ours ]; then
+      command=("$run" -n "$ranks")
+      [ "$ranks" -le 2 ] || command+=(--platform "fattree:$tree")
+      # The ping-pong's report counts its Portals calls (round trips below).
+      [ "$name" != pingpong ] || command+=(--report "$out.json")
+      command+=("${ours[@]}" "$bench/$program")
+    else
+      command=(smpirun -np "$ranks")
+      if [ "$ranks" -le 2 ]; then
+        command+=(-platform platforms/two-nodes.xml -hostfile "$work/hosts2")
+      else
+        command+=(-platform "$work/fattree.xml" -hostfile "$work/hosts32")
+      fi
+      command+=("${smpi[@]}" "$work/$program")
+    fi
+    local start end
+    start=$(date +%s.%N)
+    "${command[@]}" "${arguments[@]}" > "$out" 2> "$out.err" ||
+      { echo "  failed: ${command[*]} ${arguments[*]} (its output in $work)"; tail -5 "$out.err"; return 1; }
+    end=$(date +%s.%N)
+    awk -v s="$start" -v e="$end" 'BEGIN { print e - s }' >> "$work/$name.$side.job"
+  }
+  local name round side sides
+  for name in pingpong sweep alltoall stencil; do
+    for round in 1 2 3; do
+      # Each side goes first in turn: the machine's load drifts.
+      sides=(ours smpi)
+      [ $((round % 2)) = 1 ] || sides=(smpi ours)
+      for side in "${sides[@]}"; do
+        smpi_case "$name" "$side" "$round"
+      done
+    done
+  done
+
+  # The simulated figures are not expected to agree: ours has PCIe and a NIC at
+  # each end and BXI's wire format (4 MiB at 64/72 of the link's bandwidth), and
+  # Open MPI's protocol over Portals 4, where a send completes on its Portals
+  # ACK (mtl/portals4 counts SEND and ACK events: every step of a collective's
+  # send-and-receive costs a round trip) and a message above 2 KiB is fetched
+  # by the receiver (rendezvous); SMPI's sends below 64 KiB complete at once.
+  #
+  # The table. Wall: per simulated MPI message, alltoall or iteration, the
+  # program's own measure of its timed loop (start-up and teardown left out:
+  # they are in the last column, the job's wall time as the shell sees it).
+  # Simulated: the same from run to run on each side (compute off): a figure
+  # that varies is printed with all its values.
+  printf "  %-42s | %13s | %13s | %9s | %-26s | %-26s | %s\n" case "our wall" "SMPI wall" "ours/SMPI" \
+    "our simulated" "SMPI simulated" "job wall, ours / SMPI"
+  local label simulated format
+  for name in pingpong sweep alltoall stencil; do
+    case "$name" in
+      pingpong) label="8 B ping-pong, 2 ranks, per message"
+        simulated='s/.*half round trip \([0-9.]*\) us.*/\1/p' format="%s us half round trip" ;;
+      sweep) label="sweep 8 B to 4 MiB, 2 ranks, per message"
+        simulated='s/.* B at \([0-9.]*\) MB\/s.*/\1/p' format="%s MB/s at 4 MiB" ;;
+      alltoall) label="alltoall 8 B, 32 ranks, per alltoall"
+        simulated='s/.*simulated \([0-9.]*\) us per .*/\1/p' format="%s us per alltoall" ;;
+      stencil) label="3-D halo 32x32, 27 ranks, per iteration"
+        simulated='s/.*simulated \([0-9.]*\) us per .*/\1/p' format="%s us per iteration" ;;
+    esac
+    local our_wall smpi_wall our_sim smpi_sim our_job smpi_job
+    our_wall=$(sed -n 's/.*, wall \([0-9.]*\) us per .*/\1/p' "$work/$name".ours.? | median)
+    smpi_wall=$(sed -n 's/.*, wall \([0-9.]*\) us per .*/\1/p' "$work/$name".smpi.? | median)
+    # shellcheck disable=SC2059 # the format is the case's own
+    our_sim=$(printf "$format" "$(sed -n "$simulated" "$work/$name".ours.? | sort -u | paste -sd/)")
+    # shellcheck disable=SC2059
+    smpi_sim=$(printf "$format" "$(sed -n "$simulated" "$work/$name".smpi.? | sort -u | paste -sd/)")
+    our_job=$(median < "$work/$name.ours.job")
+    smpi_job=$(median < "$work/$name.smpi.job")
+    awk -v l="$label" -v o="$our_wall" -v s="$smpi_wall" -v os="$our_sim" -v ss="$smpi_sim" \
+      -v oj="$our_job" -v sj="$smpi_job" 'BEGIN {
+      printf "  %-42s | %10.2f us | %10.2f us | %8.1fx | %-26s | %-26s | %.1f s / %.1f s\n",
+             l, o, s, o / s, os, ss, oj, sj }'
+  done
+  echo "  (iterations: ping-pong $pingpong_n, sweep $sweep_n per size, alltoall $alltoall_n, stencil $stencil_n; job wall: start-up and teardown included)"
+
+  # Round trips between a rank and the server per MPI message: every Portals
+  # call is one, but for the empty polls the process answered itself. Over the
+  # whole job (MPI_Init's calls included: a few hundred), per message of the
+  # ping-pong's loop (2 per iteration).
+  local calls answered trips
+  calls=$(sed -n 's/.*"totals": {.*"portals_calls": \([0-9]*\),.*/\1/p' "$work"/pingpong.ours.?.json |
+    awk -v n="$pingpong_n" '{ print $1 / (2 * n) }' | median)
+  answered=$(sed -n 's/.*"totals": {.*"answered_in_process": \([0-9]*\),.*/\1/p' "$work"/pingpong.ours.?.json |
+    awk -v n="$pingpong_n" '{ print $1 / (2 * n) }' | median)
+  trips=$(awk -v c="$calls" -v a="$answered" 'BEGIN { print c - a }')
+  printf "  8 B ping-pong (ours): %.2f round trips per MPI message = %.2f Portals calls - %.2f answered in the process\n" \
+    "$trips" "$calls" "$answered"
+
+  # The same data on both sides: the residual must agree (up to the last digits:
+  # the order of the allreduce's sum is the algorithm's).
+  printf "  stencil residual after %d iterations: ours %s, SMPI %s\n" "$stencil_n" \
+    "$(sed -n 's/.*residual \([-0-9.e+]*\).*/\1/p' "$work/stencil.ours.1")" \
+    "$(sed -n 's/.*residual \([-0-9.e+]*\).*/\1/p' "$work/stencil.smpi.1")"
+
+  echo "  simulated ping-pong sweep (first run of each), half round trip and bandwidth:"
+  printf "  %10s | %12s %12s | %12s %12s\n" size "ours us" "SMPI us" "ours MB/s" "SMPI MB/s"
+  paste <(grep ' B: half round trip' "$work/sweep.ours.1") <(grep ' B: half round trip' "$work/sweep.smpi.1") |
+    awk '{ printf "  %10s | %12s %12s | %12s %12s\n", $1 " B", $6, $15, $8, $17 }'
+  awk -v b="$began" -v e="$(date +%s.%N)" 'BEGIN { printf "  (this section took %.0f s)\n", e - b }'
+  rm -rf "$work"
+}
+
+if [ "$smpi_only" = 1 ]; then
+  smpi_comparison
+  exit 0
+fi
 
 echo "== IPC: forwarded call (PtlGetUid, answered without simulation) vs raw futex ping-pong, 5 alternating rounds"
 : > /tmp/s4bxi-bench-futex; : > /tmp/s4bxi-bench-spin; : > /tmp/s4bxi-bench-call
@@ -137,3 +348,5 @@ if [ -x "$bench/mpi_pingpong" ]; then
   printf "  Portals calls per small blocking MPI message: %.1f (target <= 20)\n" "$calls"
   awk -v m="$mpi_wall" -v p="$put_wall" -v n="$n" 'BEGIN { printf "  wall per simulated 8 B message: MPI %.2f us, Portals Put %.2f us, ratio %.2f (target <= 2; %d iterations)\n", m, p, m / p, n }'
 fi
+
+smpi_comparison
