@@ -4,21 +4,11 @@
  * emulator), and the wall time per simulated MPI message (both directions
  * count), the figure that says how fast the emulator simulates MPI.
  * Usage: s4bxi-run -n 2 mpi_pingpong [iterations] [size] */
-#include <mpi.h>
+#include "mpi_bench_common.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-
-/* Real time: the raw system call goes around the emulator's hook. */
-static double wall_seconds(void)
-{
-  struct timespec t;
-  syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv)
 {

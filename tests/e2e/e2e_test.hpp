@@ -5,6 +5,7 @@
 #pragma once
 
 #include "harness.hpp"
+#include "json_lite.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <cctype>
 #include <csignal>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -86,6 +88,43 @@ protected:
             << "the run did not finish in time and was killed\n"
             << describe(r);
         return r;
+    }
+
+    // A run with a trace and a report, in a directory of its own: what it
+    // printed, the trace's events.csv and the report (nullopt, and a
+    // failure, when it could not be read).
+    struct TracedRun {
+        RunResult result;
+        std::string events;
+        std::optional<json::Value> report;
+    };
+    TracedRun run_traced(const std::vector<std::string> &options, const std::vector<std::string> &job)
+    {
+        TempDir dir;
+        std::vector<std::string> args = options;
+        args.insert(args.end(), {"--trace", dir.file("trace"), "--report", dir.file("run.json")});
+        args.insert(args.end(), job.begin(), job.end());
+        TracedRun traced;
+        traced.result = run(args);
+        traced.events = read_file(dir.file("trace") + "/events.csv");
+        std::string error;
+        traced.report = json::parse(read_file(dir.file("run.json")), &error);
+        EXPECT_TRUE(traced.report.has_value()) << error << "\n" << describe(traced.result);
+        return traced;
+    }
+
+    // Two runs of one job with an optimization on and off: both end well
+    // and end at the same simulated time.
+    void expect_same_simulated_end(const RunResult &on, const RunResult &off)
+    {
+        EXPECT_EQ(on.exit_code, 0) << describe(on);
+        EXPECT_EQ(off.exit_code, 0) << describe(off);
+        const auto on_summary = parse_summary(on.err);
+        const auto off_summary = parse_summary(off.err);
+        EXPECT_TRUE(on_summary && off_summary) << describe(on) << describe(off);
+        if (on_summary && off_summary) {
+            EXPECT_EQ(on_summary->simulated_s, off_summary->simulated_s);
+        }
     }
 
     // Exit status 0 and the summary line naming nranks.

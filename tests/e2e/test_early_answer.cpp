@@ -22,20 +22,14 @@ protected:
     // The job, with compute off (deterministic) and early answers on or off.
     Outcome run_with(bool early, const std::vector<std::string> &job)
     {
-        TempDir dir;
-        std::vector<std::string> args{"--cfg=s4bxi/compute:none",
-                                      std::string("--cfg=s4bxi/early-put-answer:") + (early ? "yes" : "no"),
-                                      "--trace", dir.file("trace"), "--report", dir.file("run.json")};
-        args.insert(args.end(), job.begin(), job.end());
+        TracedRun traced = run_traced(
+            {"--cfg=s4bxi/compute:none", std::string("--cfg=s4bxi/early-put-answer:") + (early ? "yes" : "no")}, job);
         Outcome outcome;
-        outcome.result = run(args);
-        outcome.events = read_file(dir.file("trace") + "/events.csv");
-        std::string error;
-        auto doc = json::parse(read_file(dir.file("run.json")), &error);
-        EXPECT_TRUE(doc.has_value()) << error << "\n" << describe(outcome.result);
-        if (doc.has_value()) {
+        outcome.result = traced.result;
+        outcome.events = traced.events;
+        if (const auto &doc = traced.report) {
             const json::Value *early_answers = doc->get("early_answers");
-            EXPECT_TRUE(early_answers && early_answers->is_object()) << read_file(dir.file("run.json"));
+            EXPECT_TRUE(early_answers && early_answers->is_object()) << describe(outcome.result);
             if (early_answers && early_answers->is_object()) {
                 outcome.early_calls = early_answers->get("calls")->number;
                 outcome.memory_accesses = early_answers->get("memory_accesses_meanwhile")->number;
@@ -51,18 +45,11 @@ protected:
     {
         const Outcome on = run_with(true, job);
         const Outcome off = run_with(false, job);
-        EXPECT_EQ(on.result.exit_code, 0) << describe(on.result);
-        EXPECT_EQ(off.result.exit_code, 0) << describe(off.result);
+        expect_same_simulated_end(on.result, off.result);
         EXPECT_FALSE(on.events.empty());
         EXPECT_TRUE(on.events == off.events) << "the traces differ with early answers";
         EXPECT_EQ(on.memory_accesses, 0) << "the NIC touched the memory of a rank running ahead\n"
                                          << describe(on.result);
-        const auto on_summary = parse_summary(on.result.err);
-        const auto off_summary = parse_summary(off.result.err);
-        EXPECT_TRUE(on_summary && off_summary) << describe(on.result) << describe(off.result);
-        if (on_summary && off_summary) {
-            EXPECT_EQ(on_summary->simulated_s, off_summary->simulated_s);
-        }
         return on;
     }
 

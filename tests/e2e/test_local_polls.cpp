@@ -25,23 +25,17 @@ protected:
 
     Outcome run_with(bool local, const std::vector<std::string> &job)
     {
-        TempDir dir;
-        std::vector<std::string> args{"--cfg=s4bxi/compute:none",
-                                      std::string("--cfg=s4bxi/local-polls:") + (local ? "yes" : "no"),
-                                      "--trace", dir.file("trace"), "--report", dir.file("run.json")};
-        args.insert(args.end(), job.begin(), job.end());
+        TracedRun traced = run_traced(
+            {"--cfg=s4bxi/compute:none", std::string("--cfg=s4bxi/local-polls:") + (local ? "yes" : "no")}, job);
         Outcome outcome;
-        outcome.result = run(args);
-        std::istringstream events(read_file(dir.file("trace") + "/events.csv"));
+        outcome.result = traced.result;
+        std::istringstream events(traced.events);
         for (std::string line; std::getline(events, line);)
             if (line.rfind("CALL,", 0) != 0 && line.rfind("POLL,", 0) != 0)
                 outcome.model_events += line + "\n";
-        std::string error;
-        auto doc = json::parse(read_file(dir.file("run.json")), &error);
-        EXPECT_TRUE(doc.has_value()) << error << "\n" << describe(outcome.result);
-        if (doc.has_value()) {
+        if (const auto &doc = traced.report) {
             const json::Value *totals = doc->get("totals");
-            EXPECT_TRUE(totals && totals->is_object()) << read_file(dir.file("run.json"));
+            EXPECT_TRUE(totals && totals->is_object()) << describe(outcome.result);
             if (totals && totals->is_object()) {
                 outcome.calls = totals->get("portals_calls")->number;
                 outcome.answered_in_process = totals->get("answered_in_process")->number;
@@ -56,18 +50,11 @@ protected:
     {
         const Outcome on = run_with(true, job);
         const Outcome off = run_with(false, job);
-        EXPECT_EQ(on.result.exit_code, 0) << describe(on.result);
-        EXPECT_EQ(off.result.exit_code, 0) << describe(off.result);
+        expect_same_simulated_end(on.result, off.result);
         EXPECT_EQ(on.result.out, off.result.out);
         EXPECT_FALSE(on.model_events.empty());
         EXPECT_TRUE(on.model_events == off.model_events) << "the NIC's events differ with local polls";
         EXPECT_EQ(off.answered_in_process, 0) << describe(off.result);
-        const auto on_summary = parse_summary(on.result.err);
-        const auto off_summary = parse_summary(off.result.err);
-        EXPECT_TRUE(on_summary && off_summary) << describe(on.result) << describe(off.result);
-        if (on_summary && off_summary) {
-            EXPECT_EQ(on_summary->simulated_s, off_summary->simulated_s);
-        }
         return on;
     }
 };
