@@ -13,11 +13,14 @@ protected:
     // Rank 1 damages the segment in `mode` (programs/scribble_segment.c);
     // the server must end the run itself: a sentence, a report, a status
     // that is not the server's own crash.
-    RunResult damaged(const std::string &mode, const TempDir &dir)
+    RunResult damaged(const std::string &mode, const TempDir &dir, const std::vector<std::string> &cfg = {})
     {
         RunOptions options;
         options.timeout = std::chrono::seconds(30);
-        return run({"-n", "3", "--report", dir.file("report.json"), program("scribble_segment"), mode}, options);
+        std::vector<std::string> args{"-n", "3", "--report", dir.file("report.json")};
+        args.insert(args.end(), cfg.begin(), cfg.end());
+        args.insert(args.end(), {program("scribble_segment"), mode});
+        return run(args, options);
     }
 
     void expect_reported_end(const RunResult &r, const TempDir &dir, const std::string &sentence)
@@ -73,6 +76,17 @@ TEST_F(RobustSegment, GarbageOverItsOwnChannelNamesTheRank)
 {
     TempDir dir;
     auto r = damaged("own", dir);
+    expect_reported_end(r, dir, "rank 1 overwrote its channel to the emulator");
+}
+
+// Steps of polls the process answered itself that match nothing in its
+// queues (portals/api.cpp, replay_local_poll): the rank wrote over them.
+// (Compute off: a poll is answered in the process only if it ends within a
+// PCIe write of the last reply, and measured compute is longer.)
+TEST_F(RobustSegment, GarbageOverItsLocalPollStepsNamesTheRank)
+{
+    TempDir dir;
+    auto r = damaged("steps", dir, {"--cfg=s4bxi/compute:none"});
     expect_reported_end(r, dir, "rank 1 overwrote its channel to the emulator");
 }
 

@@ -13,6 +13,10 @@
  *     remap       its own writable mapping of S4BXI_SHM_FD, then garbage
  *                 over the header and the scheduling page; the run goes on
  *     own         garbage over its own channel, then a Portals call
+ *     steps       an empty poll that the process answers itself, then
+ *                 garbage over the second quarter of its channel's page
+ *                 onwards (where the steps of such polls wait for the next
+ *                 request, the last part of the channel), then a call
  *
  * Prints "scribble_segment: rank R: all checks passed" when the run goes on.
  */
@@ -44,7 +48,7 @@ static char *segment_mapping(size_t *length)
     return found;
 }
 
-static void scribble(const char *mode, int rank, int size)
+static void scribble(const char *mode, int rank, int size, ptl_handle_ni_t ni)
 {
     size_t length = 0;
     char *segment = segment_mapping(&length);
@@ -81,6 +85,18 @@ static void scribble(const char *mode, int rank, int size)
         volatile char *own = segment + (2 + rank) * page;
         for (long i = page - 1; i >= 0; --i)
             own[i] = (char)0xa5;
+    } else if (strcmp(mode, "steps") == 0) {
+        /* A fresh queue is empty, and no event can land in it within a poll
+         * period: the process answers this poll itself, and keeps its step
+         * for the next request. */
+        ptl_handle_eq_t eq;
+        ptl_event_t event;
+        E2E_OK(PtlEQAlloc(ni, 4, &eq));
+        E2E_EXPECT_RC(PTL_EQ_EMPTY, PtlEQGet(eq, &event));
+        volatile char *own = segment + (2 + rank) * page;
+        for (long i = page - 1; i >= page / 4; --i)
+            own[i] = (char)0xa5;
+        E2E_EXPECT_RC(PTL_EQ_EMPTY, PtlEQGet(eq, &event)); /* the server's: the run ends here */
     } else {
         E2E_DIE("unknown mode %s", mode);
     }
@@ -93,7 +109,7 @@ int main(int argc, char **argv)
     e2e_barrier_init(ni);
     e2e_barrier();
     if (e2e_rank == 1)
-        scribble(mode, e2e_rank, e2e_size);
+        scribble(mode, e2e_rank, e2e_size, ni);
     /* Then ordinary traffic, which must still work (or end the run). */
     e2e_barrier();
     e2e_barrier();
