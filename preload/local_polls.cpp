@@ -155,7 +155,7 @@ Answer answer(std::span<const ipc::Handle> handles, bool wait, const ipc::ClockC
     return {};
   ipc::LocalPollStep step;
   step.compute_ns = planned.burst_cpu_ns;
-  step.compute_counted = planned.counted_cpu_ns > 0 ? 1 : 0;
+  step.compute_counted = planned.counted ? 1 : 0;
   const ipc::LocalPolls before = report;
   for (ipc::Handle handle : handles) {
     const int index = reported(handle);

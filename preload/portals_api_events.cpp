@@ -1,6 +1,6 @@
 // Event queues and counting events. Waits and polls block in the server, in
-// simulated time; the preload only waits for the reply, except for an empty
-// poll that the latest reply makes certain (local_polls.hpp).
+// simulated time; the preload only waits for the reply, except for an event
+// queue poll that the latest reply settles (local_polls.hpp).
 #include "abi_convert_atomics.hpp"
 #include "export.hpp"
 #include "portals_api_forward.hpp"

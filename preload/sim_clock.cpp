@@ -162,7 +162,7 @@ LocalStep plan_local_step()
   const int64_t start = self.base_ns + static_cast<int64_t>(compute_ns);
   if (start < latest_returned_ns.load(std::memory_order_relaxed))
     return {};
-  return {true, start, compute_ns > 0 ? burst : 0, burst, cpu};
+  return {true, start, compute_ns > 0, burst, cpu};
 }
 
 void take_local_step(const LocalStep& step, int64_t end_ns)

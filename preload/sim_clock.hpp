@@ -38,13 +38,13 @@ int64_t now_ns();
 // compute since the thread's last reply or local step: it starts at
 // `start_ns`. Possible only for the thread that received the latest reply,
 // while the clock shows nothing the server does not know of (no release by a
-// PMI answer since, no later reading by another thread). `counted_cpu_ns` is
-// the thread CPU time of that compute when it reached the threshold (what
-// the server must inject), else 0; `burst_cpu_ns` its length in any case.
+// PMI answer since, no later reading by another thread). `burst_cpu_ns` is
+// the thread CPU time of that compute, `counted` whether it reached the
+// threshold (and is simulated time, which the server must inject).
 struct LocalStep {
   bool possible = false;
   int64_t start_ns = 0;
-  uint64_t counted_cpu_ns = 0;
+  bool counted = false;
   uint64_t burst_cpu_ns = 0;
   uint64_t cpu_ns = 0;
 };

@@ -720,7 +720,7 @@ bool Api::counter_changed_in_streak(RankPortals& rank, ipc::Handle handle)
   return false;
 }
 
-bool Api::note_empty_polls(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles)
+void Api::count_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles)
 {
   PollStreak& streak = streak_of(rank);
   const double now = s4u::Engine::get_clock();
@@ -736,17 +736,22 @@ bool Api::note_empty_polls(RankPortals& rank, HandleKind kind, std::span<const i
     streak.watched.push_back(watched);
     grew = true;
   }
-  return grew;
+  // A program's progress loop may poll some objects only every few rounds
+  // (OpenMPI's low-priority progress callbacks run one call in 8): count the
+  // polls since the last object new to the streak, so that the program's
+  // whole loop is watched before it blocks.
+  streak.count = grew ? 1 : streak.count + 1;
 }
 
 bool Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& step, const ipc::LocalPolls& polls)
 {
   const uint32_t queues = std::min<uint32_t>(polls.queue_count, ipc::kMaxLocalPollQueues);
-  std::vector<ipc::Handle> polled;
+  ipc::Handle polled[ipc::kMaxLocalPollQueues];
+  size_t polled_count = 0;
   for (uint32_t i = 0; i < queues; ++i)
     if ((step.polled >> i) & 1U)
-      polled.push_back(polls.queues[i]);
-  if (polled.empty())
+      polled[polled_count++] = polls.queues[i];
+  if (polled_count == 0)
     return false;
   rank.stats.portals_calls++;
   rank.stats.local_polls++;
@@ -755,9 +760,7 @@ bool Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& step, c
     end_poll_streak(rank, false);
   if (step.kind == ipc::LocalPollStep::Empty || step.kind == ipc::LocalPollStep::FoundAfterCost) {
     const double start = s4u::Engine::get_clock();
-    const bool grew = note_empty_polls(rank, HandleKind::EQ, polled);
-    PollStreak& streak = streak_of(rank);
-    streak.count = grew ? 1 : streak.count + 1;
+    count_empty_poll(rank, HandleKind::EQ, std::span(polled, polled_count));
     // (The process answers no poll that would block here, but one at whose
     // end an event has landed: its block would have ended at once.)
     if (const double cost = options::poll_cost_s(); cost > 0)
@@ -796,13 +799,8 @@ ipc::PollStreakState Api::poll_streak_state(const RankPortals& rank)
 void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles)
 {
   const double now = s4u::Engine::get_clock();
-  const bool grew = note_empty_polls(rank, kind, handles);
+  count_empty_poll(rank, kind, handles);
   PollStreak& streak = streak_of(rank);
-  // A program's progress loop may poll some objects only every few rounds
-  // (OpenMPI's low-priority progress callbacks run one call in 8): count the
-  // polls since the last object new to the streak, so that the program's
-  // whole loop is watched before it blocks.
-  streak.count = grew ? 1 : streak.count + 1;
   const double cost = options::poll_cost_s();
   if (cost > 0) {
     s4u::this_actor::sleep_for(cost);

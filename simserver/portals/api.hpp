@@ -168,9 +168,9 @@ private:
   };
 
   PollStreak& streak_of(const RankPortals& rank);
-  // Adds `handles` to the objects the rank's poll streak watches; true if
-  // one of them was new to it.
-  bool note_empty_polls(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles);
+  // Counts an empty poll of `handles` in the rank's poll streak, which
+  // watches them from now on (preload/local_polls.cpp follows this count).
+  void count_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles);
   std::vector<PollStreak> poll_streaks_; // per rank
   AbortWatch abort_watch_;
   PollSentinel poll_sentinel_;
