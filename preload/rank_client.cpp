@@ -134,11 +134,15 @@ bool abortable(ipc::Op op)
 
 // A process forked by the rank shares nothing with the server: the channel
 // is the parent's. Its copy of the descriptor goes, so that neither it nor
-// what it executes can reach the segment.
+// what it executes can reach the segment; and so does the number: the child
+// reuses it for what it opens next (a shell running a pipeline: a pipe end),
+// and its own forks, which run this handler too, would close that instead.
 void on_fork_child()
 {
   current_state.store(State::NotTheRank, std::memory_order_release);
-  close(segment_fd);
+  if (segment_fd >= 0)
+    close(segment_fd);
+  segment_fd = -1;
   crash::forget(); // a child's crash is not the rank's
 }
 
