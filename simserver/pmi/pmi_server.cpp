@@ -6,6 +6,7 @@
 #include <xbt/log.h>
 
 #include <cerrno>
+#include <charconv>
 #include <mutex>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -23,6 +24,20 @@ namespace {
 constexpr unsigned kKvsNameMax = 256;
 constexpr unsigned kKeyMax = 256;
 constexpr unsigned kValueMax = 1024;
+
+// The job's exit status for an abort's `exitcode`: the code itself, 0
+// included (shmem_global_exit(0) ends the job well), as the shell sees it
+// (its low 8 bits); an abort without a readable code, or whose code the
+// shell would read as 0 (256), is a failure.
+int abort_status(const std::string& code)
+{
+  long value = 0;
+  const auto [end, error] = std::from_chars(code.data(), code.data() + code.size(), value);
+  if (code.empty() or error != std::errc() or end != code.data() + code.size())
+    return 1;
+  const int status = static_cast<int>(value & 0xff);
+  return value != 0 and status == 0 ? 1 : status;
+}
 } // namespace
 
 Server::Server(World& world, job::JobControl& control, std::vector<int> sockets, job::RankWatcher& watcher)
@@ -127,10 +142,9 @@ void Server::handle(unsigned rank, const Command& command)
   } else if (name == "finalize") {
     answer(rank, format_line("finalize_ack", {{"rc", "0"}}));
   } else if (name == "abort") {
-    std::string code = command.field("exitcode");
-    int status = code.empty() ? 1 : std::atoi(code.c_str());
-    control_.finish(status == 0 ? 1 : status, "rank " + std::to_string(rank) + " called PMI_Abort (exit code " +
-                                                  (code.empty() ? "unset" : code) + "); the other ranks were stopped");
+    const std::string code = command.field("exitcode");
+    control_.finish(abort_status(code), "rank " + std::to_string(rank) + " called PMI_Abort (exit code " +
+                                            (code.empty() ? "unset" : code) + "); the other ranks were stopped");
   } else {
     XBT_WARN("rank %u sent the PMI command '%s', which this PMI-1 server does not offer", rank, name.c_str());
     answer(rank, format_line(name + "_result", {{"rc", "-1"}, {"msg", "unsupported_command"}}));

@@ -47,6 +47,23 @@ TEST_F(Pmi, AbortEndsTheJobWithItsExitCode)
     EXPECT_TRUE(contains(r.err, "rank 1 called PMI_Abort (exit code 7)")) << describe(r);
 }
 
+// An abort with code 0 (shmem_global_exit(0)) ends the job with status 0,
+// not 1: ranks 0 and 2 wait in the PMI barrier for rank 1 and are stopped.
+TEST_F(Pmi, AbortWithCodeZeroEndsTheJobWithZero)
+{
+    auto r = run({"-n", "3", program("pmi_bootstrap"), "abort", "0"});
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    EXPECT_TRUE(contains(r.err, "rank 1 called PMI_Abort (exit code 0)")) << describe(r);
+}
+
+// A code the shell would read as 0 (256) is not a success.
+TEST_F(Pmi, AbortWithACodeOfZeroLow8BitsIsAFailure)
+{
+    auto r = run({"-n", "2", program("pmi_bootstrap"), "abort", "256"});
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_TRUE(contains(r.err, "rank 1 called PMI_Abort (exit code 256)")) << describe(r);
+}
+
 std::string pmi_library()
 {
     return std::string(E2E_BINARY_DIR) + "/lib/libs4bxi-pmi.so";

@@ -4,7 +4,9 @@
  * a PMI barrier, each rank reads all ids and installs them with PtlSetMap on
  * a logical NI, then a ring of Puts proves the map. Rank 1 sleeps 3
  * simulated seconds before the barrier: everyone leaves it after 3 s.
- * "abort" as argument: rank 1 calls PMI_Abort(7) instead.
+ * "abort [CODE]" as arguments: rank 1 calls PMI_Abort(CODE) instead (7 when
+ * CODE is not a number), as shmem_global_exit(CODE) does through SOS's
+ * simple-PMI client.
  */
 #include "e2e_common.h"
 #include "simple_pmi.h"
@@ -22,8 +24,14 @@ int main(int argc, char **argv)
     E2E_CHECK(PMI_KVS_Get_name_length_max(&name_max) == PMI_SUCCESS && name_max > 0, "get_maxes");
     E2E_CHECK(PMI_KVS_Get_my_name(kvs, sizeof kvs) == PMI_SUCCESS && kvs[0] != '\0', "kvs name");
 
-    if (argc > 1 && strcmp(argv[1], "abort") == 0 && rank == 1)
-        PMI_Abort(7, "test abort");
+    if (argc > 1 && strcmp(argv[1], "abort") == 0 && rank == 1) {
+        int code = 7;
+        char *end = NULL;
+        long given = argc > 2 ? strtol(argv[2], &end, 10) : 0;
+        if (argc > 2 && end != argv[2] && *end == '\0')
+            code = (int)given;
+        PMI_Abort(code, "test abort");
+    }
 
     /* Physical identity through a physical NI, published in the KVS. */
     ptl_handle_ni_t phys_ni, ni;
