@@ -32,6 +32,7 @@ packages=(
   hpcc               # HPC Challenge: HPL, PTRANS, RandomAccess, FFT, latency/bandwidth
   lammps             # lmp: molecular dynamics
   mumps-test         # MUMPS's dsimpletest: a sparse direct solve
+  python3-mpi4py     # Python MPI programs (mpi4py over Debian's OpenMPI) and its mpi4py.bench
 )
 if [ "${1:-}" = "--plot" ]; then
   packages+=(gnuplot-nox)
