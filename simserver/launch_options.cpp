@@ -182,6 +182,14 @@ std::optional<LaunchOptions> parse_launch_options(const std::vector<std::string>
         return std::nullopt;
       }
       options.abi = *abi;
+    } else if (value_of(arg, "--mpi", value)) {
+      if (not error.empty())
+        return std::nullopt;
+      if (value != "auto" && value != "on" && value != "off") {
+        error = "the MPI mode '" + value + "' is unknown (use --mpi auto, on or off)";
+        return std::nullopt;
+      }
+      options.mpi = value == "on" ? MpiMode::On : value == "off" ? MpiMode::Off : MpiMode::Auto;
     } else if (value_of(arg, "--gdb", value)) {
       if (not error.empty())
         return std::nullopt;
@@ -346,6 +354,10 @@ std::string usage_text()
          "                         whole job waits while a rank is stopped\n"
          "  --debugger CMD         the debugger for --gdb, e.g. \"gdb -tui\" (default:\n"
          "                         $S4BXI_GDB, else gdb from PATH)\n"
+         "  --mpi auto|on|off      set OpenMPI up for the ranks: auto (default) when the\n"
+         "                         program needs libmpi, or is Python with mpi4py\n"
+         "                         installed; on for a program that loads OpenMPI in a\n"
+         "                         way the launcher cannot see; off never\n"
          "  --mca NAME VALUE       an OpenMPI parameter for an MPI program, as with mpirun\n"
          "                         (overrides the emulator's choices and OMPI_MCA_NAME)\n"
          "  -v, --verbose          say which ABI was chosen and why, and for an MPI\n"

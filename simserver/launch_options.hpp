@@ -18,6 +18,11 @@ enum class Abi { Auto, Bxi, Sandia, SandiaLegacy };
 // "auto", "bxi", "sandia", "sandia-legacy".
 const char* abi_name(Abi abi);
 
+// Whether the ranks get OpenMPI's set-up (README, "MPI programs"): `Auto`
+// lets the launcher find MPI in what the program loads (its libraries, or
+// mpi4py for a Python program); `On` and `Off` decide for it.
+enum class MpiMode { Auto, On, Off };
+
 struct LaunchOptions {
   unsigned ranks = 1;
   std::string platform;                  // fattree: spec or XML path; empty: the default platform
@@ -29,6 +34,7 @@ struct LaunchOptions {
   std::string layer;                     // given by the launcher: the programming layer ("MPI (...)"), for the report
   std::vector<std::pair<std::string, std::string>> mca; // --mca NAME VALUE: OpenMPI parameters, in order
   Abi abi = Abi::Auto;                   // --abi
+  MpiMode mpi = MpiMode::Auto;           // --mpi (the launcher's decision; the server is not told)
   std::vector<unsigned> debugged_ranks;  // --gdb RANKS: these ranks start under the debugger
   std::string debugger;                  // --debugger CMD (launcher: S4BXI_GDB, else "gdb")
   unsigned ranks_per_node = 0;           // --ppn: at most this many ranks per node (0: the node's cores)

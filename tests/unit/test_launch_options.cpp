@@ -171,3 +171,30 @@ TEST(LaunchOptions, CommandLinesSplitLikeAShell)
   EXPECT_FALSE(s4bxi::split_command_line("gdb -ex 'unclosed"));
   EXPECT_EQ(s4bxi::split_command_line(""), (Words{}));
 }
+
+TEST(LaunchOptions, MpiModeIsAutoUnlessGiven)
+{
+  std::string error;
+  auto options = parse({"prog"}, error);
+  ASSERT_TRUE(options) << error;
+  EXPECT_EQ(options->mpi, s4bxi::MpiMode::Auto);
+  options = parse({"--mpi", "on", "prog"}, error);
+  ASSERT_TRUE(options) << error;
+  EXPECT_EQ(options->mpi, s4bxi::MpiMode::On);
+  options = parse({"--mpi=off", "prog", "--mpi", "on"}, error);
+  ASSERT_TRUE(options) << error;
+  EXPECT_EQ(options->mpi, s4bxi::MpiMode::Off) << "options after the program are the program's";
+  options = parse({"--mpi=auto", "prog"}, error);
+  ASSERT_TRUE(options) << error;
+  EXPECT_EQ(options->mpi, s4bxi::MpiMode::Auto);
+}
+
+TEST(LaunchOptions, UnknownMpiModeIsOneSentence)
+{
+  std::string error;
+  EXPECT_FALSE(parse({"--mpi", "yes", "prog"}, error));
+  EXPECT_EQ(error, "the MPI mode 'yes' is unknown (use --mpi auto, on or off)");
+  EXPECT_FALSE(parse({"--mpi"}, error));
+  EXPECT_NE(error.find("--mpi needs a value"), std::string::npos);
+  EXPECT_NE(s4bxi::usage_text().find("--mpi auto|on|off"), std::string::npos);
+}
