@@ -201,7 +201,8 @@ std::optional<std::vector<std::string>> openmpi_environment(const MpiLibrary& mp
   if (options.abi == Abi::Bxi || options.abi == Abi::Sandia) {
     error = std::string("--abi ") + abi_name(options.abi) +
             " cannot serve an OpenMPI program: OpenMPI 4.1's Portals 4 components are built against Sandia's "
-            "portals4.h before its 2023 renumbering (use --abi sandia-legacy or auto)";
+            "portals4.h before its 2023 renumbering (use --abi sandia-legacy or auto, or --mpi off for a program "
+            "that does not use MPI)";
     return std::nullopt;
   }
 

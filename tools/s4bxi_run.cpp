@@ -3,6 +3,7 @@
 #include "abi_detect.hpp"
 #include "launch_options.hpp"
 #include "mpi_launch.hpp"
+#include "python_mpi.hpp"
 
 #include <cerrno>
 #include <climits>
@@ -152,18 +153,59 @@ fs::path own_directory()
   return fs::path(buffer).parent_path();
 }
 
+// The MPI library the ranks will load, and how the launcher knows (for -v):
+// the program needs it (its own libraries), or it is Python and mpi4py's
+// module needs it, or --mpi on says so (Debian's OpenMPI, the one the
+// components fit). Nullopt: no MPI set-up.
+std::optional<s4bxi::launcher::MpiLibrary> find_mpi(const s4bxi::LaunchOptions& options, const fs::path& program,
+                                                    std::string& how)
+{
+  if (options.mpi == s4bxi::MpiMode::Off) {
+    if (not options.mca.empty())
+      fail("--mca sets OpenMPI parameters, but --mpi off runs the program without OpenMPI's set-up");
+    return std::nullopt;
+  }
+  if (auto mpi = s4bxi::launcher::find_mpi_library(program)) {
+    how = "needs";
+    return mpi;
+  }
+  // A Python program: the interpreter links no libmpi, mpi4py's module does.
+  // Setting OpenMPI up when mpi4py is installed, whether or not this program
+  // imports it, is harmless (only OpenMPI reads its variables; a program
+  // that calls no Portals function does not mind the flavour), whereas
+  // missing it would start N one-rank MPI jobs.
+  if (auto python = s4bxi::launcher::python_program(program)) {
+    if (auto module = s4bxi::launcher::find_mpi4py(*python)) {
+      if (auto mpi = s4bxi::launcher::find_mpi_library(*module)) {
+        how = "runs Python (" + python->how + ") and mpi4py (" + module->string() + ") needs";
+        return mpi;
+      }
+    } else if (options.verbose) {
+      std::fprintf(stderr, "s4bxi-run: %s runs Python (%s), without mpi4py: no MPI set-up\n", program.c_str(),
+                   python->how.c_str());
+    }
+  }
+  if (options.mpi == s4bxi::MpiMode::On) {
+    how = "loads (--mpi on)";
+    return s4bxi::launcher::MpiLibrary{"libmpi.so.40", S4BXI_OPENMPI_LIBMPI};
+  }
+  if (not options.mca.empty())
+    fail("--mca sets OpenMPI parameters, but '" + program.string() +
+         "' does not use OpenMPI as far as the launcher can see (it needs no libmpi and is no Python program with "
+         "mpi4py); give --mpi on if it loads OpenMPI another way");
+  return std::nullopt;
+}
+
 // An MPI program: the ranks get OpenMPI's parameters in their environment
 // (inherited through the server), the legacy Sandia flavour of libportals
 // (the one OpenMPI's Portals components are built against), and the report
 // names the layer.
 void prepare_mpi(s4bxi::LaunchOptions& options, const fs::path& program, const fs::path& bin)
 {
-  auto mpi = s4bxi::launcher::find_mpi_library(program);
-  if (not mpi) {
-    if (not options.mca.empty())
-      fail("--mca sets OpenMPI parameters, but '" + program.string() + "' does not use OpenMPI");
+  std::string how;
+  auto mpi = find_mpi(options, program, how);
+  if (not mpi)
     return;
-  }
   s4bxi::launcher::OpenMpiSupport support;
   support.built = S4BXI_OPENMPI_BUILT != 0;
   support.libmpi = S4BXI_OPENMPI_LIBMPI;
@@ -186,8 +228,8 @@ void prepare_mpi(s4bxi::LaunchOptions& options, const fs::path& program, const f
   options.abi = s4bxi::Abi::SandiaLegacy;
   options.layer = s4bxi::launcher::openmpi_layer(support);
   if (options.verbose)
-    std::fprintf(stderr, "s4bxi-run: %s uses %s: %s, ABI sandia-legacy\n", program.c_str(), mpi->path.c_str(),
-                 options.layer.c_str());
+    std::fprintf(stderr, "s4bxi-run: %s %s %s: %s, ABI sandia-legacy\n", program.c_str(), how.c_str(),
+                 mpi->path.c_str(), options.layer.c_str());
 }
 
 // --gdb: which debugger, and whether it can run here.
