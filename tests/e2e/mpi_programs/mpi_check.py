@@ -1,0 +1,34 @@
+"""Shared helpers of the self-checking Python MPI test programs (mpi4py),
+with the conventions of mpi_check.h: "OK <what>" from rank 0 once every rank
+passed, "FAIL rank R: <test>: <what>" on stderr and Abort(3) otherwise, and
+numeric arguments optional (the harness's marker is ignored)."""
+import sys
+
+from mpi4py import MPI
+
+ABORT_CODE = 3
+
+
+def check(condition, test, what):
+    if not condition:
+        sys.stderr.write("FAIL rank %d: %s: %s\n" % (MPI.COMM_WORLD.rank, test, what))
+        sys.stderr.flush()
+        MPI.COMM_WORLD.Abort(ABORT_CODE)
+
+
+def check_eq(test, expected, actual):
+    check(expected == actual, test, "expected %r, got %r" % (expected, actual))
+
+
+def report_ok(comm, what):
+    comm.Barrier()
+    if comm.rank == 0:
+        print("OK " + what, flush=True)
+
+
+def arg_int(index, default):
+    """argv[index] as an integer, or default when it is absent or not a number."""
+    try:
+        return int(sys.argv[index])
+    except (IndexError, ValueError):
+        return default
