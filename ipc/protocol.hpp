@@ -13,7 +13,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 11;
+inline constexpr uint32_t kProtocolVersion = 12;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -463,6 +463,11 @@ struct LocalPollStep {
     Empty = 1,          // found nothing, for the poll cost
     FoundAtOnce = 2,    // took the first event of queues[taken], landed before the call
     FoundAfterCost = 3, // an empty poll period, at whose end that event had landed
+    // A poll the server blocks (s4bxi/poll-block-after): the poll period,
+    // then whole poll periods until a watched queue's first event landed;
+    // the event of queues[taken] was there then, or none of the polled ones.
+    FoundAfterBlock = 4,
+    EmptyAfterBlock = 5,
   };
   uint8_t kind = 0;
   uint8_t polled = 0; // bit i: queues[i] was polled
@@ -477,14 +482,19 @@ struct LocalPollStep {
 inline constexpr uint64_t kWorkBetweenPollsNs = 20'000;
 
 // The rank's poll streak after a call (simserver/portals/api.hpp): how many
-// empty polls it counts, and the objects it watches (all of them when
-// `watched_count` <= kMaxLocalPollQueues). A poll that would make the count
-// reach s4bxi/poll-block-after blocks in the server: the process never
-// answers that one itself.
+// empty polls it counts, the objects it watches (all of them when
+// `watched_count` <= kMaxLocalPollQueues), and those of earlier streaks,
+// most recent first, which a blocked poll watches too (all of them when
+// `earlier_count` <= kMaxEarlierPolled). A poll that makes the count reach
+// s4bxi/poll-block-after blocks in the server until a watched object
+// changes: the process answers it only when the queue mirror shows when.
+inline constexpr unsigned kMaxEarlierPolled = 16;
 struct PollStreakState {
   uint32_t count = 0;
   uint32_t watched_count = 0;
   Handle watched[kMaxLocalPollQueues]{};
+  uint32_t earlier_count = 0;
+  Handle earlier[kMaxEarlierPolled]{};
 };
 
 // The rank's event queues as the server holds them at a reply, written to
@@ -576,6 +586,30 @@ struct HelloResult {
   uint32_t nid;
   uint32_t pid; // Portals pid given to this process by default
   uint32_t uid;
+  // What the process needs to check a PtlPut itself (QueuedPut): whether
+  // it may (s4bxi/queued-puts), the physical NIDs of the platform (first_nid
+  // to first_nid + node_count - 1), and the largest payload it may capture
+  // in the call, with and without match bits.
+  uint32_t queued_puts;
+  uint32_t first_nid;
+  uint32_t node_count;
+  uint32_t queued_put_limit_matching;
+  uint32_t queued_put_limit_plain;
+};
+
+// A PtlPut that the process answered itself (preload/queued_puts.hpp): it
+// checked the arguments as the server does and captured the payload, which
+// a BXI CPU writes into the command during the call anyway (inline or PIO).
+// It waits in the channel (Channel::queued_put) for the process's next
+// exchange, or for the server to take it when it parks the rank; the server
+// then runs it at its simulated time: after the polls answered before it and
+// its compute, before anything the process did next.
+struct QueuedPut {
+  LocalPolls local_polls; // the polls answered before it (Channel::local_steps)
+  uint64_t compute_ns;    // thread CPU time between them and the Put
+  uint32_t compute_counted; // 1: that compute reached the threshold (simulated time)
+  uint32_t padding_;
+  PutArgs args;
 };
 
 // Reply::flags: the call was answered before its simulated end (a PtlPut

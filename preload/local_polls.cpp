@@ -45,10 +45,36 @@ struct Streak {
   ipc::Handle watched[2 * ipc::kMaxLocalPollQueues]{};
   uint32_t watched_count = 0;
   bool watched_known = true; // false: more objects than the reply could name
+  // Objects of earlier streaks, most recent first, as the server keeps them.
+  ipc::Handle earlier[ipc::kMaxEarlierPolled]{};
+  uint32_t earlier_count = 0;
+  bool earlier_known = true;
 
   [[nodiscard]] bool watches(ipc::Handle handle) const
   {
     return std::find(watched, watched + watched_count, handle) != watched + watched_count;
+  }
+
+  // An event found, or work between two polls: the server's
+  // end_poll_streak (portals/api.cpp) moves the watched objects to the
+  // front of the earlier ones.
+  void end()
+  {
+    ipc::Handle kept[ipc::kMaxEarlierPolled];
+    uint32_t kept_count = 0;
+    for (uint32_t i = watched_count; i-- > 0 && kept_count < ipc::kMaxEarlierPolled;)
+      kept[kept_count++] = watched[i];
+    for (uint32_t i = 0; i < earlier_count && kept_count < ipc::kMaxEarlierPolled; ++i)
+      if (std::find(kept, kept + kept_count, earlier[i]) == kept + kept_count)
+        kept[kept_count++] = earlier[i];
+    // Beyond the kept ones the server drops the oldest too; what it drops
+    // is known only if every object was known.
+    earlier_known = earlier_known && watched_known;
+    std::copy_n(kept, kept_count, earlier);
+    earlier_count = kept_count;
+    count = 0;
+    watched_count = 0;
+    watched_known = true;
   }
 };
 Streak streak;
@@ -99,6 +125,46 @@ int first_landed(std::span<Queue* const> polled, int64_t at)
   return -1;
 }
 
+
+// When a blocked poll that begins at `start` ends (portals/api.cpp,
+// charge_empty_poll): at the first landing of a watched queue's first event,
+// rounded up to whole poll periods; -1 when the mirror cannot tell (a
+// watched object it does not show, a counter, no landing before the
+// horizon, a landing within a rounding error of a period's end). A queue of
+// an earlier streak ends the block only with an event written after it
+// began, which lands after the horizon.
+int64_t block_ends(const Streak& counted, int64_t start, int64_t poll_cost_ns)
+{
+  if (not counted.watched_known || not counted.earlier_known)
+    return -1;
+  int64_t landing = INT64_MAX;
+  for (uint32_t i = 0; i < counted.watched_count; ++i) {
+    const Queue* queue = find(counted.watched[i]);
+    if (queue == nullptr || queue->dropped)
+      return -1;
+    if (not queue->empty())
+      landing = std::min(landing, queue->front().visible_ns);
+    else if (queue->beyond > 0)
+      return -1;
+  }
+  for (uint32_t i = 0; i < counted.earlier_count; ++i)
+    if (find(counted.earlier[i]) == nullptr)
+      return -1;
+  if (landing == INT64_MAX || landing + kRoundingNs >= horizon_ns)
+    return -1;
+  if (landing <= start - kRoundingNs)
+    return start; // already there: the block ends at once
+  if (landing < start + kRoundingNs)
+    return -1;
+  if (poll_cost_ns <= 0)
+    return landing;
+  const int64_t blocked = landing - start;
+  const int64_t part = blocked % poll_cost_ns;
+  if (part < kRoundingNs || poll_cost_ns - part < kRoundingNs)
+    return -1;
+  return start + (blocked / poll_cost_ns + 1) * poll_cost_ns;
+}
+
 } // namespace
 
 void on_reply(const ipc::Reply& reply, const ipc::QueueMirror& mirror)
@@ -108,6 +174,9 @@ void on_reply(const ipc::Reply& reply, const ipc::QueueMirror& mirror)
   streak.watched_known = reply.poll_streak.watched_count <= ipc::kMaxLocalPollQueues;
   streak.watched_count = std::min(reply.poll_streak.watched_count, ipc::kMaxLocalPollQueues);
   std::copy_n(reply.poll_streak.watched, streak.watched_count, streak.watched);
+  streak.earlier_known = reply.poll_streak.earlier_count <= ipc::kMaxEarlierPolled;
+  streak.earlier_count = std::min(reply.poll_streak.earlier_count, ipc::kMaxEarlierPolled);
+  std::copy_n(reply.poll_streak.earlier, streak.earlier_count, streak.earlier);
   queue_count = 0;
   if (horizon_ns == 0)
     return;
@@ -165,60 +234,76 @@ Answer answer(std::span<const ipc::Handle> handles, bool wait, const ipc::ClockC
     }
     step.polled = static_cast<uint8_t>(step.polled | (1U << index));
   }
-  auto take = [&](unsigned which, int64_t end_ns) {
+  // The streak as the server will count it (portals/api.cpp): work before
+  // this poll ends the streak; an empty poll period counts in it (a queue
+  // new to it restarts the count; when the watched objects are not all
+  // known, none is taken for new: the count can only be higher than the
+  // server's); an event found ends it.
+  Streak counted = streak;
+  if (planned.burst_cpu_ns > ipc::kWorkBetweenPollsNs)
+    counted.end();
+  auto count_empty = [&] {
+    bool grew = false;
+    for (ipc::Handle handle : handles)
+      if (not counted.watches(handle)) {
+        grew = grew || counted.watched_known;
+        if (counted.watched_count < std::size(counted.watched))
+          counted.watched[counted.watched_count++] = handle;
+        else
+          counted.watched_known = false;
+      }
+    counted.count = grew ? 1 : counted.count + 1;
+  };
+  auto take = [&](ipc::LocalPollStep::Kind kind, unsigned which, int64_t end_ns) {
     Answer answer{Answer::Event, polled[which]->front().event, which};
     polled[which]->taken++;
+    step.kind = kind;
     step.taken = static_cast<uint8_t>(reported(handles[which]));
     sim_clock::take_local_step(planned, end_ns);
-    streak = Streak{}; // an event found ends the streak
+    counted.end();
+    streak = counted;
     steps[report.count++] = step;
     return answer;
+  };
+  auto refuse = [&] {
+    report = before;
+    return Answer{};
   };
 
   // An event that has landed is taken at once.
   const int64_t start = planned.start_ns;
   const int now = first_landed(polled, start);
-  if (now >= 0) {
-    step.kind = ipc::LocalPollStep::FoundAtOnce;
-    return take(static_cast<unsigned>(now), start);
-  }
-  if (now == -2 || wait) {
-    report = before;
-    return {};
-  }
+  if (now >= 0)
+    return take(ipc::LocalPollStep::FoundAtOnce, static_cast<unsigned>(now), start);
+  if (now == -2 || wait)
+    return refuse();
 
   // A poll period, before the horizon: at its end an event has landed, or
   // the queues are still empty.
   const int64_t end = start + clock.poll_cost_ns;
   const int after = end + kRoundingNs < horizon_ns ? first_landed(polled, end) : -2;
-  if (after >= 0) {
-    step.kind = ipc::LocalPollStep::FoundAfterCost;
-    return take(static_cast<unsigned>(after), end);
-  }
-  if (after == -2) {
-    report = before;
-    return {};
-  }
-  // Empty, unless the server would block this poll: the streak as it would
-  // count it (portals/api.cpp): work before it ends the streak; a queue new
-  // to it restarts the count. When the watched objects are not all known,
-  // none is taken for new: the count can only be higher than the server's.
-  Streak counted = streak;
-  if (planned.burst_cpu_ns > ipc::kWorkBetweenPollsNs)
-    counted = Streak{};
-  bool grew = false;
-  for (ipc::Handle handle : handles)
-    if (not counted.watches(handle)) {
-      grew = grew || counted.watched_known;
-      if (counted.watched_count < std::size(counted.watched))
-        counted.watched[counted.watched_count++] = handle;
-      else
-        counted.watched_known = false;
-    }
-  counted.count = grew ? 1 : counted.count + 1;
+  if (after == -2)
+    return refuse();
+  count_empty();
+  if (after >= 0)
+    return take(ipc::LocalPollStep::FoundAfterCost, static_cast<unsigned>(after), end);
   if (clock.poll_block_after > 0 && counted.count >= static_cast<uint64_t>(clock.poll_block_after)) {
-    report = before;
-    return {};
+    // The server blocks this poll until a watched object changes: known
+    // here only when the mirror shows which event ends the block.
+    const int64_t block_end = block_ends(counted, end, clock.poll_cost_ns);
+    if (block_end < 0)
+      return refuse();
+    const int found = first_landed(polled, block_end);
+    if (found == -2)
+      return refuse();
+    if (found >= 0)
+      return take(ipc::LocalPollStep::FoundAfterBlock, static_cast<unsigned>(found), block_end);
+    counted.count = 0; // the block stood for the polls: the next empty one counts from zero
+    streak = counted;
+    step.kind = ipc::LocalPollStep::EmptyAfterBlock;
+    sim_clock::take_local_step(planned, block_end);
+    steps[report.count++] = step;
+    return {Answer::Empty, {}, 0};
   }
   streak = counted;
   step.kind = ipc::LocalPollStep::Empty;

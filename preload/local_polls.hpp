@@ -9,12 +9,18 @@
 //  - an event that has landed by the rank's clock is taken at once, as the
 //    server would (PtlEQGet, PtlEQPoll, PtlEQWait);
 //  - else a PtlEQGet or zero-timeout PtlEQPoll takes a poll period (the poll
-//    cost), at whose end an event may have landed, or the queues are empty.
+//    cost), at whose end an event may have landed, or the queues are empty;
+//  - a poll that the server would block (s4bxi/poll-block-after) blocks
+//    until the first event of a queue the streak watches lands, in whole
+//    poll periods: answered here when the mirror shows that landing before
+//    the horizon (the poll then takes that event, or finds nothing if it
+//    landed in a queue it did not poll).
 // The clock moves on as the server's would, and the next request tells the
 // server each step (Channel::local_steps), which it replays before it handles
 // that request: the same simulated times, the same poll streak, the same
-// events taken. A poll that the server would block (s4bxi/poll-block-after),
-// or whose outcome lies within a rounding error of a landing or the horizon,
+// events taken, and a step that does not end as the process said ends the
+// run. A poll whose outcome lies within a rounding error of a landing, a
+// period's end or the horizon, or that watches what the mirror does not show,
 // goes to the server: the program sees the same calls and results, with or
 // without local answers.
 //

@@ -2,7 +2,9 @@
 // The payload never travels through the channel: the server reads it from the
 // MD (which only it knows) at the simulated moment of the NIC's DMA read, so a
 // program that changes its buffer after the call sees the behaviour of a real
-// NIC. Only PtlSwap's operand (one datatype item) rides in the request.
+// NIC. Only PtlSwap's operand (one datatype item) rides in the request, and
+// the payload of a small PtlPut that the process queues itself, which a BXI
+// CPU writes into the command during the call anyway (queued_puts.hpp).
 #include "abi_convert_atomics.hpp"
 #include "export.hpp"
 #include "portals_api_forward.hpp"
@@ -137,6 +139,9 @@ S4BXI_EXPORT int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_
   ipc::Request request = api::request_for(Op::Put);
   encode_put(request.args.put, md_handle, local_offset, length, *wire_ack, target_id, pt_index, match_bits,
              remote_offset, user_ptr, hdr_data);
+  if (client::queue_put(request.args.put))
+    return PTL_OK; // checked here; the server runs it with the next call (queued_puts.hpp)
+  request.args.put.inline_length = 0;
   ipc::Reply reply;
   return api::forward(request, reply);
 }

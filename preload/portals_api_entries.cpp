@@ -6,6 +6,7 @@
 #include "export.hpp"
 #include "ni_addressing.hpp"
 #include "portals_api_forward.hpp"
+#include "queued_puts.hpp"
 
 #include <optional>
 
@@ -162,13 +163,18 @@ S4BXI_EXPORT int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t* md, ptl_ha
   args.md.ct = abi::ct_to_wire(md->ct_handle);
   ipc::Reply reply;
   int rc = api::forward(request, reply);
-  if (rc == PTL_OK)
+  if (rc == PTL_OK) {
     *md_handle = abi::handle_from_wire(reply.result.handle);
+    queued_puts::note_md(reply.result.handle, args.ni, args.md);
+  }
   return rc;
 }
 
 S4BXI_EXPORT int PtlMDRelease(ptl_handle_md_t md_handle)
 {
+  // Forgotten even if the release fails (PTL_IN_USE): Puts on it then go to
+  // the server, which knows.
+  queued_puts::forget_md(abi::handle_to_wire(md_handle));
   return api::forward_handle(Op::MDRelease, abi::handle_to_wire(md_handle));
 }
 

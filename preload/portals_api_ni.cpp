@@ -3,6 +3,7 @@
 #include "export.hpp"
 #include "ni_addressing.hpp"
 #include "portals_api_forward.hpp"
+#include "queued_puts.hpp"
 
 using namespace s4bxi;
 using namespace s4bxi::preload;
@@ -32,6 +33,7 @@ S4BXI_EXPORT void PtlFini(void)
     client::explain_not_attached();
     return;
   }
+  queued_puts::forget_all();
   ipc::Request request = api::request_for(Op::Fini);
   ipc::Reply reply;
   api::forward(request, reply);
@@ -69,6 +71,7 @@ S4BXI_EXPORT int PtlNIInit(ptl_interface_t iface, unsigned int options, ptl_pid_
     // The reply's result holds the limits; the NI handle comes in `which`.
     *ni_handle = abi::handle_from_wire(reply.which);
     ni_addressing::remember(reply.which, (*wire_options & ipc::option::kNILogical) != 0);
+    queued_puts::note_ni(reply.which, *wire_options, reply.result.limits);
     if (actual != nullptr)
       *actual = abi::limits_from_wire(reply.result.limits);
   }
@@ -77,6 +80,7 @@ S4BXI_EXPORT int PtlNIInit(ptl_interface_t iface, unsigned int options, ptl_pid_
 
 S4BXI_EXPORT int PtlNIFini(ptl_handle_ni_t ni_handle)
 {
+  queued_puts::forget_ni(abi::handle_to_wire(ni_handle)); // the Puts on it go to the server from now on
   return api::forward_handle(Op::NIFini, abi::handle_to_wire(ni_handle));
 }
 

@@ -262,6 +262,7 @@ __attribute__((constructor(101))) void attach()
   if (reply.status != ipc::Status::Ok)
     fatal("libportals (s4bxi): s4bxi-simserver refused this rank process; see the server's messages\n");
   hello_result = reply.result.hello;
+  queued_puts::on_hello(hello_result);
   current_state.store(State::Attached, std::memory_order_release);
   long crash_fd = -1;
   if (const char* crash_text = std::getenv(ipc::kEnvCrashFd); crash_text != nullptr and parse_int(crash_text, crash_fd)) {
@@ -336,6 +337,42 @@ local_polls::Answer answer_poll_locally(std::span<const ipc::Handle> queues, boo
   if (not lock.owns_lock())
     return {};
   return local_polls::answer(queues, wait, header->clock, channel->local_steps);
+}
+
+bool queue_put(ipc::PutArgs& args)
+{
+  // As a local poll (answer_poll_locally): not while the clock is behind the
+  // rank's simulated time, nor while another thread is in a call; and one
+  // Put at a time, the previous one taken by the server.
+  if (state() != State::Attached or in_exchange or clock_pending.load(std::memory_order_relaxed) or
+      channel->parked.load(std::memory_order_seq_cst) != 0 or
+      channel->queued_state.load(std::memory_order_seq_cst) != ipc::kQueuedPutNone)
+    return false;
+  std::unique_lock lock(channel_mutex, std::try_to_lock);
+  if (not lock.owns_lock() or not queued_puts::admit(args))
+    return false;
+  const sim_clock::LocalStep planned = sim_clock::plan_local_step();
+  if (not planned.possible)
+    return false;
+  ipc::QueuedPut& put = channel->queued_put;
+  put.local_polls = local_polls::take_report();
+  put.compute_ns = planned.burst_cpu_ns;
+  put.compute_counted = planned.counted ? 1 : 0;
+  put.args = args;
+  // The Put ends when its command is written, which only the server knows:
+  // the clock is synced before it is read, and no poll is answered here
+  // until the next reply.
+  sim_clock::take_local_step(planned, planned.start_ns);
+  clock_pending.store(true, std::memory_order_relaxed);
+  channel->queued_state.store(ipc::kQueuedPutWaiting, std::memory_order_seq_cst);
+  // Parked meanwhile: the server may have looked before the Put was there.
+  if (channel->parked.load(std::memory_order_seq_cst) != 0) {
+    ipc::Request request;
+    request.op = ipc::Op::Sync;
+    ipc::Reply reply;
+    exchange(request, reply);
+  }
+  return true;
 }
 
 void note_thread_created()

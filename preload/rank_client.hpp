@@ -9,6 +9,7 @@
 #pragma once
 
 #include "local_polls.hpp"
+#include "queued_puts.hpp"
 #include "protocol.hpp"
 #include "segment.hpp"
 
@@ -39,6 +40,11 @@ bool call(ipc::Request& request, ipc::Reply& reply);
 // the latest reply settles it (local_polls.hpp); Answer::ServerMust when the
 // call must go to the server.
 local_polls::Answer answer_poll_locally(std::span<const ipc::Handle> queues, bool wait);
+
+// A PtlPut that the process answers itself (queued_puts.hpp): true when it
+// is queued for the server (the caller returns PTL_OK), false when the call
+// must go to the server. `args` must have its payload room free.
+bool queue_put(ipc::PutArgs& args);
 
 // PtlAbort: ends, with Status::Aborted, every wait or poll (EQWait, EQPoll,
 // CTWait, CTPoll) that a thread of this process is in or queued for, the one

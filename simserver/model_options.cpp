@@ -158,6 +158,12 @@ Option<bool> g_local_polls{"s4bxi/local-polls", nullptr,
                            "after the NIC writes it); the server charges those polls with the next call (same "
                            "simulated results, no round trip per such poll)",
                            true};
+Option<bool> g_queued_puts{"s4bxi/queued-puts", nullptr,
+                           "Let the process answer a PtlPut itself when it can check its arguments and its payload "
+                           "fits the command (inline or PIO, at most 64 bytes): the Put goes to the server with the "
+                           "process's next call and runs at the simulated time it was made (same simulated "
+                           "results, one round trip less per such Put)",
+                           true};
 Option<bool> g_early_put_answer{"s4bxi/early-put-answer", nullptr,
                                 "Answer PtlPut, PtlGet and the atomics once their arguments are checked, before the "
                                 "PCIe write of their command, when nothing the NIC does can touch the rank's memory "
@@ -300,6 +306,7 @@ double poll_cost_s() { return g_poll_cost.get(); }
 int poll_block_after() { return g_poll_block.get(); }
 bool early_put_answer() { return g_early_put_answer.get(); }
 bool local_polls() { return g_local_polls.get(); }
+bool queued_puts() { return g_queued_puts.get(); }
 double sync_quantum_s() { return g_sync_quantum.get() > 0 ? g_sync_quantum.get() : 0; }
 double park_after_s() { return g_park_after.get() > 0 ? g_park_after.get() : 0; }
 double stall_notice_after_s() { return g_stall_notice_after.get() > 0 ? g_stall_notice_after.get() : 0; }

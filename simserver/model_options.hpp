@@ -21,6 +21,7 @@ double poll_cost_s();
 int poll_block_after();
 bool early_put_answer();
 bool local_polls();
+bool queued_puts();
 unsigned long poll_deadlock_after();
 double livelock_after_s();
 double stall_notice_after_s();

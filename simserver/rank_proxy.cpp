@@ -4,6 +4,7 @@
 #include "job/parked_ranks.hpp"
 #include "job/stall_notice.hpp"
 #include "model_options.hpp"
+#include "nic/nic_parameters.hpp"
 #include "portals/event_delivery.hpp"
 #include "trace/recorder.hpp"
 
@@ -13,6 +14,7 @@
 #include <xbt/asserts.h>
 #include <xbt/log.h>
 
+#include <algorithm>
 #include <cstdio>
 
 XBT_LOG_NEW_DEFAULT_CATEGORY(s4bxi_proxy, "Rank proxy actors: the server side of each rank's channel");
@@ -134,6 +136,10 @@ RankProxy::Wake RankProxy::wait_for_request()
     const bool woken =
         ipc::wait_for_ring(channel->request_bell, requests_seen_, spin_, &liveness_period, &channel->attention);
     if (not woken) {
+      // A Put the process answered itself runs even while the process makes
+      // no call (it spins on memory, or blocks in the kernel): at its own
+      // simulated time, whenever it is taken.
+      run_queued_put();
       if (std::string deadlock = stall.tick(world_.ranks, world_.ranks[rank_]); not deadlock.empty())
         control_.finish(job::kDeadlockStatus, deadlock);
       if (asleep_for_long()) {
@@ -195,6 +201,7 @@ void RankProxy::park()
   // Sequentially consistent, as the rank's ring and its look at `parked`:
   // either the rank's next call is seen here, or the rank sends a notice.
   channel->parked.store(1, std::memory_order_seq_cst);
+  run_queued_put(); // after `parked`: a Put queued later is followed by a call
   rank.parked_bell = requests_seen_;
   if (not job::rang_or_ended(rank)) {
     const std::string call_before = rank.current_call;
@@ -276,12 +283,109 @@ void RankProxy::ended(const job::Termination& end)
     control_.rank_failed(rank_, end);
 }
 
+void RankProxy::replay_local_polls(const ipc::LocalPolls& polls)
+{
+  ipc::Channel* channel = world_.processes->channel(rank_);
+  if (polls.count > ipc::kMaxLocalPolls || polls.queue_count > ipc::kMaxLocalPollQueues)
+    overwritten("it tells " + std::to_string(polls.count) + " polls of " + std::to_string(polls.queue_count) +
+                " queues, more than libportals ever answers itself");
+  for (uint32_t i = 0; i < polls.count; ++i) {
+    const ipc::LocalPollStep step = channel->local_steps[i];
+    inject_compute(step.compute_counted != 0 ? step.compute_ns : 0);
+    if (not api_.replay_local_poll(world_.ranks[rank_], step, polls))
+      overwritten("the polls it answered itself do not match its event queues");
+  }
+}
+
+void RankProxy::run_queued_put()
+{
+  ipc::Channel* channel = world_.processes->channel(rank_);
+  const uint32_t state = channel->queued_state.load(std::memory_order_seq_cst);
+  if (state == ipc::kQueuedPutNone)
+    return;
+  if (state != ipc::kQueuedPutWaiting) {
+    char text[64];
+    std::snprintf(text, sizeof text, "its queued PtlPut is in state 0x%x", state);
+    overwritten(text);
+  }
+  // Copied before it is given back: from then on the process may queue the next.
+  const ipc::QueuedPut put = channel->queued_put;
+  channel->queued_state.store(ipc::kQueuedPutNone, std::memory_order_seq_cst);
+  // The process captured the payload in the call: the server never reads it
+  // from memory the process has gone on using.
+  if (put.args.inline_length != put.args.length || put.args.length > ipc::kMaxInlinePayload)
+    overwritten("its queued PtlPut carries " + std::to_string(put.args.inline_length) + " of its " +
+                std::to_string(put.args.length) + " bytes");
+  replay_local_polls(put.local_polls);
+  inject_compute(put.compute_counted != 0 ? put.compute_ns : 0);
+  ipc::Request request{};
+  request.op = ipc::Op::Put;
+  request.args.put = put.args;
+  world_.ranks[rank_].stats.answered_in_process++;
+  const ipc::Reply answer = serve(request, nullptr);
+  if (answer.status != ipc::Status::Ok)
+    control_.finish(1, "rank " + std::to_string(rank_) + "'s PtlPut was answered PTL_OK by the process itself, but "
+                    "the server refused it (status " + std::to_string(static_cast<unsigned>(answer.status)) +
+                    "): the program overwrote its channel to the emulator, or the emulator's two checks of a Put "
+                    "differ (a bug: please report it); the other ranks were stopped");
+}
+
+ipc::Reply RankProxy::serve(const ipc::Request& request, bool* answered_early)
+{
+  RankPortals& rank = world_.ranks[rank_];
+  const bool portals_call =
+      request.op != ipc::Op::Sleep && request.op != ipc::Op::Noop && request.op != ipc::Op::Sync;
+  if (portals_call)
+    rank.stats.portals_calls++;
+  rank.current_call = describe_call(request);
+  if (portals_call)
+    rank.last_call = portals::Api::call_name(request.op);
+  const bool traced = portals_call && trace::active != nullptr;
+  if (traced)
+    trace::active->begin_call({.kind = trace::Kind::Call,
+                               .node = rank.node,
+                               .rank = static_cast<int>(rank_),
+                               .start = s4u::Engine::get_clock(),
+                               .what = portals::Api::call_name(request.op)});
+  // An operation that is only posted may be answered as soon as its
+  // arguments are checked (s4bxi/early-put-answer, portals/api_data.cpp).
+  if (answered_early != nullptr &&
+      (request.op == ipc::Op::Put || request.op == ipc::Op::Get || request.op == ipc::Op::Atomic ||
+      request.op == ipc::Op::FetchAtomic || request.op == ipc::Op::Swap))
+    rank.answer_early = [this, &rank, answered_early] {
+      *answered_early = true;
+      rank.running_ahead = true;
+      rank.stats.early_answers++;
+      ipc::Reply early{};
+      early.flags = ipc::kReplyClockPending;
+      reply(early);
+    };
+  ipc::Reply answer;
+  try {
+    answer = api_.handle(rank, request);
+  } catch (const std::bad_alloc&) {
+    // The argument checks bound what a call may make the server hold; a
+    // call that still asks for more than it can allocate ends the run, not
+    // the server.
+    control_.finish(1, "rank " + std::to_string(rank_) + "'s " + portals::Api::call_name(request.op) +
+                           " asked the server for more memory than it could allocate; the other ranks were "
+                           "stopped");
+  }
+  rank.answer_early = nullptr;
+  rank.running_ahead = false;
+  if (traced && trace::active != nullptr)
+    trace::active->end_call(rank_, s4u::Engine::get_clock());
+  rank.current_call = "user code";
+  return answer;
+}
+
 void RankProxy::operator()()
 {
   RankPortals& rank = world_.ranks[rank_];
   ipc::Channel* channel = world_.processes->channel(rank_);
   for (Wake wake = wait_for_request(); wake != Wake::Ended; wake = wait_for_request()) {
     if (wake == Wake::Pmi) {
+      run_queued_put(); // queued before the PMI command was written
       // The compute before a PMI command is only known at the next call on
       // the channel, and injected then.
       api_.end_poll_streak(rank); // polls around a PMI exchange are not a program that only polls
@@ -308,22 +412,31 @@ void RankProxy::operator()()
       if (rank.debugged) // the program the debugger started, not the debugger
         rank.os_pid = request.args.hello.pid;
       ipc::Reply hello{};
-      hello.result.hello = {rank.rank, static_cast<uint32_t>(world_.ranks.size()), rank.nid(), rank.pid, rank.uid};
+      hello.result.hello = {.rank = rank.rank,
+                            .size = static_cast<uint32_t>(world_.ranks.size()),
+                            .nid = rank.nid(),
+                            .pid = rank.pid,
+                            .uid = rank.uid,
+                            .queued_puts = options::queued_puts() ? 1U : 0U,
+                            .first_nid = kFirstNid,
+                            .node_count = static_cast<uint32_t>(world_.nodes.size()),
+                            .queued_put_limit_matching = 0,
+                            .queued_put_limit_plain = 0};
+      // Payloads the CPU writes into the command (inline or PIO), and that
+      // fit the request.
+      const auto& node = nic::node_parameters(rank.node);
+      const auto limit = [](uint64_t pio_limit) {
+        return static_cast<uint32_t>(std::min<uint64_t>(pio_limit, ipc::kMaxInlinePayload));
+      };
+      hello.result.hello.queued_put_limit_matching = limit(node.pio_limit_matching);
+      hello.result.hello.queued_put_limit_plain = limit(node.pio_limit_plain);
       reply(hello);
       continue;
     }
-    // The polls the process answered itself came before this call, each
-    // after its own compute.
-    const ipc::LocalPolls& local = request.local_polls;
-    if (local.count > ipc::kMaxLocalPolls || local.queue_count > ipc::kMaxLocalPollQueues)
-      overwritten("its request tells " + std::to_string(local.count) + " polls of " +
-                  std::to_string(local.queue_count) + " queues, more than libportals ever answers itself");
-    for (uint32_t i = 0; i < local.count; ++i) {
-      const ipc::LocalPollStep step = channel->local_steps[i];
-      inject_compute(step.compute_counted != 0 ? step.compute_ns : 0);
-      if (not api_.replay_local_poll(rank, step, local))
-        overwritten("the polls it answered itself do not match its event queues");
-    }
+    // What the process answered itself came before this call: a queued Put
+    // (with the polls before it), then the polls since.
+    run_queued_put();
+    replay_local_polls(request.local_polls);
     inject_compute(request.compute_ns);
     if (request.op == ipc::Op::Exit) {
       rank.current_call = "exit";
@@ -338,49 +451,8 @@ void RankProxy::operator()()
       }
       continue; // the next thing we see should be the process's end
     }
-    const bool portals_call =
-        request.op != ipc::Op::Sleep && request.op != ipc::Op::Noop && request.op != ipc::Op::Sync;
-    if (portals_call)
-      rank.stats.portals_calls++;
-    rank.current_call = describe_call(request);
-    if (portals_call)
-      rank.last_call = portals::Api::call_name(request.op);
-    const bool traced = portals_call && trace::active != nullptr;
-    if (traced)
-      trace::active->begin_call({.kind = trace::Kind::Call,
-                                 .node = rank.node,
-                                 .rank = static_cast<int>(rank_),
-                                 .start = s4u::Engine::get_clock(),
-                                 .what = portals::Api::call_name(request.op)});
-    // An operation that is only posted may be answered as soon as its
-    // arguments are checked (s4bxi/early-put-answer, portals/api_data.cpp).
     bool answered = false;
-    if (request.op == ipc::Op::Put || request.op == ipc::Op::Get || request.op == ipc::Op::Atomic ||
-        request.op == ipc::Op::FetchAtomic || request.op == ipc::Op::Swap)
-      rank.answer_early = [this, &rank, &answered] {
-        answered = true;
-        rank.running_ahead = true;
-        rank.stats.early_answers++;
-        ipc::Reply early{};
-        early.flags = ipc::kReplyClockPending;
-        reply(early);
-      };
-    ipc::Reply answer;
-    try {
-      answer = api_.handle(rank, request);
-    } catch (const std::bad_alloc&) {
-      // The argument checks bound what a call may make the server hold; a
-      // call that still asks for more than it can allocate ends the run, not
-      // the server.
-      control_.finish(1, "rank " + std::to_string(rank_) + "'s " + portals::Api::call_name(request.op) +
-                             " asked the server for more memory than it could allocate; the other ranks were "
-                             "stopped");
-    }
-    rank.answer_early = nullptr;
-    rank.running_ahead = false;
-    if (traced && trace::active != nullptr)
-      trace::active->end_call(rank_, s4u::Engine::get_clock());
-    rank.current_call = "user code";
+    const ipc::Reply answer = serve(request, &answered);
     if (answered)
       xbt_assert(answer.status == ipc::Status::Ok, "a call answered early failed afterwards");
     else

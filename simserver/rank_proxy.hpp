@@ -32,6 +32,16 @@ private:
   // each liveness period without a call).
   bool asleep_for_long();
   void inject_compute(uint64_t compute_ns);
+  // The polls the process answered itself, each after its own compute, as
+  // if they had come one by one (preload/local_polls.hpp).
+  void replay_local_polls(const ipc::LocalPolls& polls);
+  // A PtlPut the process answered itself (ipc::QueuedPut), if one waits in
+  // the channel: run at its simulated time, before what the process did next.
+  void run_queued_put();
+  // A Portals call, a sleep or a sync, with its statistics and trace. With
+  // `answered_early`, a PtlPut, PtlGet or atomic may be answered once its
+  // arguments are checked (then *answered_early is true, and the reply sent).
+  ipc::Reply serve(const ipc::Request& request, bool* answered_early);
   void reply(ipc::Reply reply);
   void ended(const job::Termination& end);
   // The rank's channel holds what neither side writes (`evidence`): ends the run.

@@ -34,7 +34,7 @@ struct RankStatistics {
   double wait_s = 0; // blocked in PtlEQWait, PtlCTWait, a poll with a timeout, a PMI barrier or a sleep
   double poll_s = 0; // charged to empty polls, and polling blocked until the polled object changed
   uint64_t portals_calls = 0; // the program's, those answered by the process included
-  uint64_t local_polls = 0;   // empty polls the process answered itself (preload/local_polls.hpp)
+  uint64_t answered_in_process = 0; // calls the process answered itself: polls (preload/local_polls.hpp) and queued Puts (preload/queued_puts.hpp)
   uint64_t bytes_sent = 0;
   uint64_t events_written = 0; // full and counting events the NIC wrote into the rank's memory (PCIe)
   long max_rss_kb = -1;        // peak resident memory of the process (VmHWM) when it exited; -1: unknown

@@ -29,7 +29,7 @@ struct Totals {
   double wait_s = 0;
   double poll_s = 0;
   uint64_t portals_calls = 0;
-  uint64_t local_polls = 0;
+  uint64_t answered_in_process = 0;
   uint64_t messages = 0;
   uint64_t wire_bytes = 0;
   uint64_t retransmissions = 0;
@@ -49,7 +49,7 @@ Totals totals_of(const World& world)
     totals.wait_s += rank.stats.wait_s;
     totals.poll_s += rank.stats.poll_s;
     totals.portals_calls += rank.stats.portals_calls;
-    totals.local_polls += rank.stats.local_polls;
+    totals.answered_in_process += rank.stats.answered_in_process;
     totals.server_waited_s += rank.stats.server_waited_s;
     totals.answers += rank.stats.answers;
     totals.wake_ups += rank.stats.wake_ups;
@@ -204,7 +204,7 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
       << "},\n";
   out << "  \"totals\": {\"compute_s\": " << totals.compute_s << ", \"wait_s\": " << totals.wait_s
       << ", \"poll_s\": " << totals.poll_s << ", \"portals_calls\": " << totals.portals_calls
-      << ", \"answered_in_process\": " << totals.local_polls << ", \"messages\": " << totals.messages << ", \"wire_bytes\": " << totals.wire_bytes
+      << ", \"answered_in_process\": " << totals.answered_in_process << ", \"messages\": " << totals.messages << ", \"wire_bytes\": " << totals.wire_bytes
       << ", \"retransmissions\": " << totals.retransmissions << ", \"messages_lost\": " << totals.messages_lost
       << ", \"operations_failed\": " << totals.operations_failed << "},\n";
   out << "  \"per_rank\": [\n";
@@ -223,7 +223,7 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
       out << "null";
     out << ", \"compute_s\": " << rank.stats.compute_s << ", \"wait_s\": " << rank.stats.wait_s
         << ", \"poll_s\": " << rank.stats.poll_s << ", \"portals_calls\": " << rank.stats.portals_calls
-        << ", \"answered_in_process\": " << rank.stats.local_polls << ", \"bytes_sent\": " << rank.stats.bytes_sent << ", \"events_written\": " << rank.stats.events_written
+        << ", \"answered_in_process\": " << rank.stats.answered_in_process << ", \"bytes_sent\": " << rank.stats.bytes_sent << ", \"events_written\": " << rank.stats.events_written
         << ", \"crash\": " << crash_json(static_cast<unsigned>(i)) << ", \"blocked\": " << blocked_json(rank) << "}"
         << (i + 1 < world_.ranks.size() ? "," : "")
         << "\n";

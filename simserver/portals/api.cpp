@@ -692,7 +692,7 @@ Api::PollStreak& Api::streak_of(const RankPortals& rank)
 
 void Api::end_poll_streak(RankPortals& rank, bool progress)
 {
-  constexpr size_t kEarlierKept = 16;
+  constexpr size_t kEarlierKept = ipc::kMaxEarlierPolled; // all of them fit a reply
   if (progress)
     poll_sentinel_.progress();
   PollStreak& streak = streak_of(rank);
@@ -754,7 +754,7 @@ bool Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& step, c
   if (polled_count == 0)
     return false;
   rank.stats.portals_calls++;
-  rank.stats.local_polls++;
+  rank.stats.answered_in_process++;
   // Compute between two polls is work, as between two calls (Api::handle).
   if (step.compute_ns > ipc::kWorkBetweenPollsNs)
     end_poll_streak(rank, false);
@@ -767,19 +767,42 @@ bool Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& step, c
       s4u::this_actor::sleep_for(cost);
     charge_blocked(rank, trace::Kind::Poll, start, "empty poll answered by the process");
   }
+  auto none_ready = [&] {
+    for (size_t i = 0; i < polled_count; ++i)
+      if (eq_readiness(find_object(rank, polled[i], HandleKind::EQ, &NetworkInterface::eqs)).ready)
+        return false;
+    return true;
+  };
   if (step.kind == ipc::LocalPollStep::Empty) {
+    // The process found nothing at the end of the period: neither may the
+    // server (an event landed meanwhile: the process misjudged its horizon).
+    if (not none_ready())
+      return false;
     XBT_VERB("rank %u: empty poll answered by the process", rank.rank);
     return true;
   }
-  if (step.kind != ipc::LocalPollStep::FoundAtOnce && step.kind != ipc::LocalPollStep::FoundAfterCost)
+  if (step.kind == ipc::LocalPollStep::FoundAfterBlock || step.kind == ipc::LocalPollStep::EmptyAfterBlock) {
+    // The process saw in its mirror when the block would end: it blocks
+    // here as it would have, and must end as the process said.
+    if (charge_empty_poll(rank, HandleKind::EQ, std::span(polled, polled_count)) != EmptyPoll::BlockedUntilChange)
+      return false;
+    if (step.kind == ipc::LocalPollStep::EmptyAfterBlock) {
+      if (not none_ready())
+        return false;
+      XBT_VERB("rank %u: blocked poll answered by the process (nothing polled changed)", rank.rank);
+      return true;
+    }
+  } else if (step.kind != ipc::LocalPollStep::FoundAtOnce && step.kind != ipc::LocalPollStep::FoundAfterCost) {
     return false;
+  }
   // The event the process took: the first of that queue, landed by now.
   if (step.taken >= queues || ((step.polled >> step.taken) & 1U) == 0)
     return false;
   EventQueue* queue = find_object(rank, polls.queues[step.taken], HandleKind::EQ, &NetworkInterface::eqs);
   if (queue == nullptr || not eq_readiness(queue).ready || queue->dropped)
     return false;
-  XBT_VERB("rank %u: event %d taken by the process", rank.rank, static_cast<int>(queue->events.front().event.type));
+  XBT_VERB("rank %u: event %d taken by the process%s", rank.rank, static_cast<int>(queue->events.front().event.type),
+           step.kind == ipc::LocalPollStep::FoundAfterBlock ? " (after a blocked poll)" : "");
   pop_event(*queue);
   end_poll_streak(rank);
   return true;
@@ -793,10 +816,13 @@ ipc::PollStreakState Api::poll_streak_state(const RankPortals& rank)
   state.watched_count = static_cast<uint32_t>(streak.watched.size());
   for (size_t i = 0; i < streak.watched.size() && i < ipc::kMaxLocalPollQueues; ++i)
     state.watched[i] = streak.watched[i].handle;
+  state.earlier_count = static_cast<uint32_t>(streak.earlier.size());
+  for (size_t i = 0; i < streak.earlier.size() && i < ipc::kMaxEarlierPolled; ++i)
+    state.earlier[i] = streak.earlier[i].second;
   return state;
 }
 
-void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles)
+Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles)
 {
   const double now = s4u::Engine::get_clock();
   count_empty_poll(rank, kind, handles);
@@ -808,7 +834,7 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
   }
   const int limit = options::poll_block_after();
   if (limit <= 0 || streak.count < limit)
-    return;
+    return EmptyPoll::Charged;
   // The program only polls: let simulated time run until something it polls
   // changes, instead of one round trip per poll period; when nothing else can
   // happen any more, the poll sentinel lets it poll once more instead.
@@ -832,10 +858,7 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
     }
     watching.push_back(watched);
   }
-  poll_sentinel_.blocked(rank);
-  block_until(rank, kForever, [&] {
-    if (rank.poll_released)
-      return Readiness{true, kForever};
+  auto changed = [&] {
     Readiness overall{false, kForever};
     for (const auto& watched : watching) {
       Readiness r;
@@ -862,9 +885,23 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
       overall.next_landing = std::min(overall.next_landing, r.next_landing);
     }
     return overall;
-  });
-  const bool released = rank.poll_released;
-  poll_sentinel_.unblocked(rank);
+  };
+  bool released = false;
+  if (const Readiness now = changed(); now.ready || now.next_landing < kForever) {
+    // Something already on its way ends the block, and nothing can land
+    // before it (landings come in the order of their writes): not a stretch
+    // in which nothing else can happen, whatever the sentinel would find
+    // while this proxy is between two steps of its wait. (So the process,
+    // which sees the landing in its mirror, can tell how the block ends:
+    // preload/local_polls.cpp.)
+    block_until(rank, kForever, changed);
+    poll_sentinel_.progress();
+  } else {
+    poll_sentinel_.blocked(rank);
+    block_until(rank, kForever, [&] { return rank.poll_released ? Readiness{true, kForever} : changed(); });
+    released = rank.poll_released;
+    poll_sentinel_.unblocked(rank);
+  }
   // Round the blocked time up to whole poll periods, as the polls would have.
   if (cost > 0) {
     double blocked_s = s4u::Engine::get_clock() - start;
@@ -875,6 +912,7 @@ void Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const 
   charge_blocked(rank, trace::Kind::Poll, start, "polling (blocked until a polled object changes)");
   // Released to poll once more: the next empty poll blocks again.
   streak.count = released ? limit - 1 : 0;
+  return released ? EmptyPoll::Released : EmptyPoll::BlockedUntilChange;
 }
 
 Reply Api::eq_get(RankPortals& rank, ipc::Handle handle, bool wait)

@@ -144,8 +144,9 @@ private:
   // compute in between, blocks until any object polled during the streak
   // changes (see DESIGN.md, "Polling"). A program often polls several
   // objects in turn (OpenMPI: PtlEQGet on one EQ, PtlEQPoll on two): it must
-  // wake for whichever changes first.
-  void charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles);
+  // wake for whichever changes first. Returns how the poll ended.
+  enum class EmptyPoll { Charged, BlockedUntilChange, Released };
+  EmptyPoll charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles);
   // Whether a polled counter changed since its streak began watching it.
   bool counter_changed_in_streak(RankPortals& rank, ipc::Handle handle);
 

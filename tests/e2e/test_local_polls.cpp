@@ -1,11 +1,13 @@
-// Polls answered by the process itself (s4bxi/local-polls,
-// preload/local_polls.hpp): a poll that the reply's mirror of the rank's
-// event queues settles (an event landed, or none can land before the poll
-// period ends) costs no round trip. The server replays those polls with the
-// next call, so nothing the program or the model shows may change: the
-// program's output (its clocks), the simulated time, and every event of the
-// NIC and the network. Only the trace of the calls themselves differs
-// (polls answered by the process are POLL records, not CALLs).
+// Calls answered by the process itself: polls (s4bxi/local-polls,
+// preload/local_polls.hpp), when the reply's mirror of the rank's event
+// queues settles them (an event landed, none can land before the poll period
+// ends, or the one that ends a blocked poll is shown), and small PtlPuts
+// (s4bxi/queued-puts, preload/queued_puts.hpp), which the process checks and
+// queues. They cost no round trip: the server runs them with the next call,
+// so nothing the program or the model shows may change: the program's output
+// (its clocks), the simulated time, and every event of the NIC and the
+// network. Only the trace of the calls themselves differs (polls answered by
+// the process are POLL records, not CALLs).
 #include "e2e_test.hpp"
 #include "json_lite.hpp"
 
@@ -25,8 +27,9 @@ protected:
 
     Outcome run_with(bool local, const std::vector<std::string> &job)
     {
+        const std::string answer = local ? "yes" : "no";
         TracedRun traced = run_traced(
-            {"--cfg=s4bxi/compute:none", std::string("--cfg=s4bxi/local-polls:") + (local ? "yes" : "no")}, job);
+            {"--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:" + answer, "--cfg=s4bxi/queued-puts:" + answer}, job);
         Outcome outcome;
         outcome.result = traced.result;
         std::istringstream events(traced.events);
@@ -77,7 +80,8 @@ INSTANTIATE_TEST_SUITE_P(Programs, LocalPollsOf,
                                            std::pair{2, "eq_ct_events"}, std::pair{2, "me_matching"},
                                            std::pair{2, "ack_kinds"}, std::pair{2, "flow_control"},
                                            std::pair{2, "arrival_during_append"}, std::pair{1, "local_poll_refusals"},
-                                           std::pair{4, "atomic_contention"}, std::pair{4, "triggered_ops"}),
+                                           std::pair{4, "atomic_contention"}, std::pair{4, "triggered_ops"},
+                                           std::pair{2, "queued_puts"}),
                          [](const auto &info) { return std::string(info.param.second); });
 
 // The polls a process answered count as Portals calls of the program, and
@@ -91,6 +95,19 @@ TEST_F(LocalPolls, ReportCountsThePollsAnsweredInTheProcess)
     EXPECT_LE(on.answered_in_process, on.calls);
     // Fewer round trips than calls: each answered poll is one less.
     EXPECT_LT(on.calls - on.answered_in_process, off.calls) << describe(on.result) << describe(off.result);
+}
+
+// Small Puts on a physical NI are queued by the process: with the polls
+// answered by the server, what it answers itself are those Puts.
+TEST_F(LocalPolls, QueuedPutsAreAnsweredInTheProcess)
+{
+    TracedRun queued = run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:no"},
+                                  {"-n", "2", program("queued_puts")});
+    expect_all_passed(queued.result, "queued_puts", 2);
+    ASSERT_TRUE(queued.report.has_value());
+    const json::Value *answered = queued.report->get("totals")->get("answered_in_process");
+    ASSERT_NE(answered, nullptr);
+    EXPECT_GE(answered->number, 2) << describe(queued.result); // the first and the last Put at least
 }
 
 // A queue the process does not know as its own (never allocated, or freed)

@@ -255,9 +255,10 @@ TEST_F(Mpi, CollectivesSixteenRanksFatTree)
 // One-sided, threads.
 
 // OpenMPI's progress loop ends each round with an empty zero-timeout
-// PtlEQPoll: most of them are answered by the process (s4bxi/local-polls).
-// The program makes the same calls and sees the same results and clocks; the
-// simulation the same times; only the round trips to the server are fewer.
+// PtlEQPoll: most of them are answered by the process (s4bxi/local-polls),
+// and its small Puts are queued (s4bxi/queued-puts). The program makes the
+// same calls and sees the same results and clocks; the simulation the same
+// times; only the round trips to the server are fewer.
 TEST_F(Mpi, LocalPollsChangeNothingButTheRoundTrips)
 {
     struct Outcome {
@@ -268,8 +269,9 @@ TEST_F(Mpi, LocalPollsChangeNothingButTheRoundTrips)
         TempDir dir;
         const std::string report = dir.file("report.json");
         Outcome o;
-        o.result = run({"-n", "4", "--cfg=s4bxi/compute:none", std::string("--cfg=s4bxi/local-polls:") + (local ? "yes" : "no"),
-                        "--report", report, mpi_program("mpi_collectives")});
+        const std::string answer = local ? "yes" : "no";
+        o.result = run({"-n", "4", "--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:" + answer,
+                        "--cfg=s4bxi/queued-puts:" + answer, "--report", report, mpi_program("mpi_collectives")});
         expect_ok(o.result, 4, kCollectiveOks);
         auto doc = read_report(report);
         EXPECT_TRUE(doc && doc->is_object()) << describe(o.result);

@@ -90,5 +90,13 @@ TEST_F(RobustSegment, GarbageOverItsLocalPollStepsNamesTheRank)
     expect_reported_end(r, dir, "rank 1 overwrote its channel to the emulator");
 }
 
+// The same over a PtlPut the process queued for the server (preload/queued_puts.hpp).
+TEST_F(RobustSegment, GarbageOverItsQueuedPutNamesTheRank)
+{
+    TempDir dir;
+    auto r = damaged("queued", dir, {"--cfg=s4bxi/compute:none"});
+    expect_reported_end(r, dir, "rank 1 overwrote its channel to the emulator");
+}
+
 } // namespace
 } // namespace e2e

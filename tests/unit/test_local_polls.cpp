@@ -209,5 +209,80 @@ TEST_F(LocalPolls, AtMostSoManyStepsBetweenTwoRequests)
   EXPECT_EQ(answered, ipc::kMaxLocalPolls);
 }
 
+// A poll the server would block (the streak reaches s4bxi/poll-block-after)
+// is answered when the mirror shows the landing that ends the block: the
+// poll period, then whole periods until it lands (portals/api.cpp).
+TEST_F(LocalPolls, BlockedPollEndsAtTheWatchedLandingRoundedUpToPeriods)
+{
+  reply.poll_streak.count = 1;
+  reply.poll_streak.watched_count = 1;
+  reply.poll_streak.watched[0] = kQueueA;
+  queue(kQueueA, {kNow + 137e-9});
+  replied();
+  const Answer answer = poll({kQueueA});
+  ASSERT_EQ(answer.kind, Answer::Event);
+  EXPECT_EQ(answer.event.hdr_data, static_cast<uint64_t>(kNowNs + 137));
+  // The block starts after the first period (+100), the event lands 37 ns
+  // later: one more period.
+  EXPECT_EQ(sim_clock::now_ns(), kNowNs + 200);
+  local_polls::take_report();
+  EXPECT_EQ(steps[0].kind, ipc::LocalPollStep::FoundAfterBlock);
+}
+
+// The block also ends when a queue the streak watches but this poll does not
+// sees its event land: the poll then finds nothing, and the streak counts
+// again from zero.
+TEST_F(LocalPolls, BlockEndedByAnotherWatchedQueueFindsNothing)
+{
+  reply.poll_streak.count = 1;
+  reply.poll_streak.watched_count = 2;
+  reply.poll_streak.watched[0] = kQueueA;
+  reply.poll_streak.watched[1] = kQueueB;
+  reply.horizon = kNow + 1e-6;
+  queue(kQueueA, {});
+  queue(kQueueB, {kNow + 150e-9});
+  replied();
+  EXPECT_EQ(poll({kQueueA}).kind, Answer::Empty);
+  EXPECT_EQ(sim_clock::now_ns(), kNowNs + 200);
+  local_polls::take_report();
+  EXPECT_EQ(steps[0].kind, ipc::LocalPollStep::EmptyAfterBlock);
+  EXPECT_EQ(poll({kQueueA}).kind, Answer::Empty); // the first of a new count
+  EXPECT_EQ(sim_clock::now_ns(), kNowNs + 300);
+}
+
+// What the mirror cannot settle goes to the server: no landing before the
+// horizon, a landing a rounding error from a period's end, a watched object
+// the mirror does not show (a counter), an earlier streak's object that it
+// does not show either.
+TEST_F(LocalPolls, BlockedPollTheMirrorCannotSettleGoesToTheServer)
+{
+  auto blocked_poll = [&](std::initializer_list<double> landings, ipc::Handle also_watched,
+                          ipc::Handle earlier) {
+    reply = ipc::Reply{};
+    reply.now = kNow;
+    reply.horizon = kNow + 254e-9;
+    reply.poll_streak.count = 1;
+    reply.poll_streak.watched_count = 1;
+    reply.poll_streak.watched[0] = kQueueA;
+    if (also_watched != 0)
+      reply.poll_streak.watched[reply.poll_streak.watched_count++] = also_watched;
+    if (earlier != 0)
+      reply.poll_streak.earlier[reply.poll_streak.earlier_count++] = earlier;
+    mirror = ipc::QueueMirror{};
+    queue(kQueueA, landings);
+    replied();
+    const Answer answer = poll({kQueueA});
+    local_polls::take_report();
+    return answer.kind;
+  };
+  constexpr ipc::Handle kCounter = 0x60000001;
+  EXPECT_EQ(blocked_poll({}, 0, 0), Answer::ServerMust);
+  EXPECT_EQ(blocked_poll({kNow + 300e-9}, 0, 0), Answer::ServerMust); // past the horizon
+  EXPECT_EQ(blocked_poll({kNow + 201e-9}, 0, 0), Answer::ServerMust); // at a period's end
+  EXPECT_EQ(blocked_poll({kNow + 150e-9}, kCounter, 0), Answer::ServerMust);
+  EXPECT_EQ(blocked_poll({kNow + 150e-9}, 0, kCounter), Answer::ServerMust);
+  EXPECT_EQ(blocked_poll({kNow + 150e-9}, 0, 0), Answer::Event); // and the mirror settles it
+}
+
 } // namespace
 } // namespace s4bxi::preload

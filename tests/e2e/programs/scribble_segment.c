@@ -17,6 +17,9 @@
  *                 garbage over the second quarter of its channel's page
  *                 onwards (where the steps of such polls wait for the next
  *                 request, the last part of the channel), then a call
+ *     queued      a small Put on a physical NI, which the process queues
+ *                 itself, then the same garbage (over where the Put waits
+ *                 for the server), then a call
  *
  * Prints "scribble_segment: rank R: all checks passed" when the run goes on.
  */
@@ -97,6 +100,25 @@ static void scribble(const char *mode, int rank, int size, ptl_handle_ni_t ni)
         for (long i = page - 1; i >= page / 4; --i)
             own[i] = (char)0xa5;
         E2E_EXPECT_RC(PTL_EQ_EMPTY, PtlEQGet(eq, &event)); /* the server's: the run ends here */
+    } else if (strcmp(mode, "queued") == 0) {
+        ptl_handle_ni_t phys;
+        ptl_handle_md_t md;
+        ptl_md_t desc;
+        ptl_process_t me;
+        static unsigned char payload[8];
+        E2E_OK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, NULL, NULL, &phys));
+        E2E_OK(PtlGetPhysId(phys, &me));
+        memset(&desc, 0, sizeof desc);
+        desc.start = payload;
+        desc.length = sizeof payload;
+        desc.eq_handle = PTL_EQ_NONE;
+        desc.ct_handle = PTL_CT_NONE;
+        E2E_OK(PtlMDBind(phys, &desc, &md));
+        E2E_OK(PtlPut(md, 0, sizeof payload, PTL_NO_ACK_REQ, me, 0, 0, 0, NULL, 0));
+        volatile char *own = segment + (2 + rank) * page;
+        for (long i = page - 1; i >= page / 4; --i)
+            own[i] = (char)0xa5;
+        E2E_OK(PtlMDRelease(md)); /* the server's: the run ends here */
     } else {
         E2E_DIE("unknown mode %s", mode);
     }

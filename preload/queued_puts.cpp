@@ -1,0 +1,169 @@
+#include "queued_puts.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <mutex>
+#include <sys/uio.h>
+#include <unistd.h>
+
+namespace s4bxi::preload::queued_puts {
+namespace {
+
+// (Fixed-size state only, with nothing to destroy: the process's last call
+// may come from a destructor that runs after this file's statics are gone.)
+struct KnownNi {
+  ipc::Handle handle = ipc::kHandleInvalid;
+  bool matching = false;
+  uint64_t max_msg_size = 0;
+  uint32_t max_pt_index = 0;
+};
+struct KnownMd {
+  ipc::Handle handle = ipc::kHandleInvalid;
+  ipc::Handle ni = ipc::kHandleInvalid;
+  uint64_t start = 0;
+  uint64_t length = 0;
+  bool unreliable = false;
+};
+
+// Programs bind a few MDs (Open MPI: one or two over all of memory); beyond
+// these, Puts go to the server.
+constexpr unsigned kKnownNis = 4;
+constexpr unsigned kKnownMds = 16;
+std::mutex tables_mutex; // (trivially destructible in libstdc++)
+KnownNi nis[kKnownNis];
+KnownMd mds[kKnownMds];
+
+bool enabled = false;
+uint32_t first_nid = 0;
+uint32_t node_count = 0;
+uint32_t limit_matching = 0;
+uint32_t limit_plain = 0;
+
+const KnownNi* find_ni(ipc::Handle handle)
+{
+  for (const KnownNi& ni : nis)
+    if (ni.handle == handle)
+      return &ni;
+  return nullptr;
+}
+
+// The payload as the CPU would write it now; false where the program's
+// memory cannot be read (the server then answers PTL_ARG_INVALID, and the
+// process must not fault on the program's bad address either).
+bool capture(uint64_t address, ipc::PutArgs& args)
+{
+  if (args.length == 0)
+    return true;
+  iovec local{args.inline_payload, args.length};
+  iovec remote{reinterpret_cast<void*>(address), args.length};
+  const int saved_errno = errno;
+  const ssize_t copied = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+  errno = saved_errno;
+  return copied == static_cast<ssize_t>(args.length);
+}
+
+void forget_md_locked(ipc::Handle handle)
+{
+  for (KnownMd& md : mds)
+    if (md.handle == handle)
+      md = KnownMd{};
+}
+
+} // namespace
+
+void on_hello(const ipc::HelloResult& hello)
+{
+  enabled = hello.queued_puts != 0;
+  first_nid = hello.first_nid;
+  node_count = hello.node_count;
+  limit_matching = hello.queued_put_limit_matching;
+  limit_plain = hello.queued_put_limit_plain;
+}
+
+void note_ni(ipc::Handle handle, uint32_t options, const ipc::NILimits& actual)
+{
+  std::lock_guard lock(tables_mutex);
+  // A logical NI's targets go through its map, which the program may set:
+  // its Puts go to the server.
+  if ((options & ipc::option::kNILogical) != 0 || actual.max_pt_index < 0 || find_ni(handle) != nullptr)
+    return;
+  for (KnownNi& ni : nis)
+    if (ni.handle == ipc::kHandleInvalid) {
+      ni = {handle, (options & ipc::option::kNIMatching) != 0, actual.max_msg_size,
+            static_cast<uint32_t>(actual.max_pt_index)};
+      return;
+    }
+}
+
+void forget_ni(ipc::Handle handle)
+{
+  std::lock_guard lock(tables_mutex);
+  for (KnownNi& ni : nis)
+    if (ni.handle == handle)
+      ni = KnownNi{};
+  for (KnownMd& md : mds)
+    if (md.ni == handle)
+      md = KnownMd{};
+}
+
+void note_md(ipc::Handle handle, ipc::Handle ni, const ipc::MemoryDescriptor& descriptor)
+{
+  std::lock_guard lock(tables_mutex);
+  // An I/O vector MD is the server's to walk.
+  if (find_ni(ni) == nullptr || (descriptor.options & ipc::option::kIovec) != 0)
+    return;
+  forget_md_locked(handle); // a handle the server gives again names the new MD
+  for (KnownMd& md : mds)
+    if (md.handle == ipc::kHandleInvalid) {
+      md = {handle, ni, descriptor.start, descriptor.length, (descriptor.options & ipc::option::kMDUnreliable) != 0};
+      return;
+    }
+}
+
+
+void forget_md(ipc::Handle handle)
+{
+  std::lock_guard lock(tables_mutex);
+  forget_md_locked(handle);
+}
+
+void forget_all()
+{
+  std::lock_guard lock(tables_mutex);
+  std::fill(std::begin(nis), std::end(nis), KnownNi{});
+  std::fill(std::begin(mds), std::end(mds), KnownMd{});
+}
+
+bool admit(ipc::PutArgs& args)
+{
+  std::lock_guard lock(tables_mutex);
+  if (not enabled || args.md == ipc::kHandleInvalid || args.md == ipc::kHandleNone)
+    return false;
+  const KnownMd* md = std::find_if(std::begin(mds), std::end(mds),
+                                   [&args](const KnownMd& known) { return known.handle == args.md; });
+  if (md == std::end(mds))
+    return false;
+  const KnownNi* ni = find_ni(md->ni);
+  if (ni == nullptr)
+    return false;
+  // Api::prepare's checks, in its order.
+  if (args.local_offset > md->length || args.length > md->length - args.local_offset ||
+      args.length > ni->max_msg_size || args.pt_index > ni->max_pt_index)
+    return false;
+  if (args.ack_req != ipc::AckRequest::None && args.ack_req != ipc::AckRequest::Ack &&
+      args.ack_req != ipc::AckRequest::CtAck && args.ack_req != ipc::AckRequest::OcAck)
+    return false;
+  if (md->unreliable && args.ack_req != ipc::AckRequest::None)
+    return false;
+  if (args.target.rank_or_nid < first_nid || args.target.rank_or_nid - first_nid >= node_count)
+    return false;
+  // Only a payload the CPU writes into the command during the call.
+  if (args.length > (ni->matching ? limit_matching : limit_plain))
+    return false;
+  if (not capture(md->start + args.local_offset, args))
+    return false;
+  args.inline_length = static_cast<uint32_t>(args.length);
+  return true;
+}
+
+} // namespace s4bxi::preload::queued_puts

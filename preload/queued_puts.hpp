@@ -1,0 +1,45 @@
+// PtlPut answered by the process itself, without a round trip.
+//
+// A Put returns nothing but whether its arguments were valid, and a BXI CPU
+// writes a small payload into the command during the call (inline or PIO).
+// When the process can tell that the server would accept the Put (it knows
+// the MD, its NI, the NI's limits and the platform's NIDs) and the payload is
+// small, it captures the payload, returns PTL_OK, and leaves the Put in its
+// channel (ipc::QueuedPut) with the simulated time it was made. The server
+// runs it with the process's next call (or when it parks the rank), at that
+// time: the same simulated results, one round trip less.
+//
+// The process learns what it checks from its own calls: PtlNIInit (the limits
+// granted), PtlMDBind (the MD), PtlMDRelease and PtlNIFini (forgotten before
+// they are sent). Whatever it does not know goes to the server, which says
+// what is wrong: a logical NI (its map may be the program's), an I/O vector
+// MD, an MD bound before a release failed.
+//
+// Its tables have a lock of their own: threads bind and release MDs outside
+// the channel mutex, under which admit() runs (rank_client.cpp).
+#pragma once
+
+#include "protocol.hpp"
+
+namespace s4bxi::preload::queued_puts {
+
+// What the server granted at attach: the NIDs and the largest payloads.
+void on_hello(const ipc::HelloResult& hello);
+
+// A PtlNIInit that succeeded.
+void note_ni(ipc::Handle ni, uint32_t options, const ipc::NILimits& actual);
+// Before a PtlNIFini: its MDs are forgotten too.
+void forget_ni(ipc::Handle ni);
+// A PtlMDBind that succeeded.
+void note_md(ipc::Handle md, ipc::Handle ni, const ipc::MemoryDescriptor& descriptor);
+// Before a PtlMDRelease.
+void forget_md(ipc::Handle md);
+// Before a PtlFini.
+void forget_all();
+
+// Whether the server would accept this Put, checked as it does
+// (portals/api_data.cpp, Api::prepare), and its payload is small enough; if
+// so, the payload is captured into `args`. False: the server must decide.
+bool admit(ipc::PutArgs& args);
+
+} // namespace s4bxi::preload::queued_puts

@@ -1,0 +1,163 @@
+// The PtlPut checks a process makes itself (preload/queued_puts.hpp): it
+// queues a Put only when the server would accept it, with the payload
+// captured from the MD at the call; anything it cannot tell goes to the
+// server.
+#include "queued_puts.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <sys/mman.h>
+
+namespace s4bxi::preload {
+namespace {
+
+constexpr ipc::Handle kNi = 0x28000000;
+constexpr ipc::Handle kLogicalNi = 0x2a000000;
+constexpr ipc::Handle kMd = 0x88000001;
+constexpr ipc::Handle kIovecMd = 0x88000002;
+
+class QueuedPuts : public ::testing::Test {
+protected:
+  unsigned char buffer[128]{};
+
+  void SetUp() override
+  {
+    queued_puts::forget_all();
+    ipc::HelloResult hello{};
+    hello.queued_puts = 1;
+    hello.first_nid = 1;
+    hello.node_count = 4;
+    hello.queued_put_limit_matching = 8;
+    hello.queued_put_limit_plain = 16;
+    queued_puts::on_hello(hello);
+    ipc::NILimits limits{};
+    limits.max_msg_size = 1 << 20;
+    limits.max_pt_index = 63;
+    queued_puts::note_ni(kNi, ipc::option::kNIMatching, limits);
+    queued_puts::note_md(kMd, kNi, descriptor(0));
+    for (unsigned i = 0; i < sizeof buffer; ++i)
+      buffer[i] = static_cast<unsigned char>(i);
+  }
+
+  ipc::MemoryDescriptor descriptor(uint32_t options)
+  {
+    ipc::MemoryDescriptor md{};
+    md.start = reinterpret_cast<uint64_t>(buffer);
+    md.length = sizeof buffer;
+    md.options = options;
+    return md;
+  }
+
+  // A Put of `length` bytes at `offset` of the MD to the second node.
+  ipc::PutArgs put(uint64_t offset, uint64_t length, ipc::Handle md = kMd)
+  {
+    ipc::PutArgs args{};
+    args.md = md;
+    args.local_offset = offset;
+    args.length = length;
+    args.ack_req = ipc::AckRequest::Ack;
+    args.target = {2, 0};
+    args.pt_index = 4;
+    return args;
+  }
+};
+
+TEST_F(QueuedPuts, ValidSmallPutIsQueuedWithItsPayload)
+{
+  ipc::PutArgs args = put(10, 8);
+  ASSERT_TRUE(queued_puts::admit(args));
+  EXPECT_EQ(args.inline_length, 8u);
+  EXPECT_EQ(std::memcmp(args.inline_payload, buffer + 10, 8), 0);
+  ipc::PutArgs empty = put(0, 0);
+  EXPECT_TRUE(queued_puts::admit(empty));
+  EXPECT_EQ(empty.inline_length, 0u);
+}
+
+// Each of the server's checks (portals/api_data.cpp, Api::prepare) that the
+// Put would fail, and a payload the CPU does not write into the command:
+// the server decides.
+TEST_F(QueuedPuts, WhatTheServerWouldRefuseOrTheProcessCannotTellGoesToTheServer)
+{
+  auto admitted = [](ipc::PutArgs args) { return queued_puts::admit(args); };
+  EXPECT_FALSE(admitted(put(0, 8, 0x88000009)));        // an MD it never bound
+  EXPECT_FALSE(admitted(put(0, 8, ipc::kHandleNone)));
+  EXPECT_FALSE(admitted(put(125, 8)));                  // beyond the MD
+  EXPECT_FALSE(admitted(put(200, 0)));
+  EXPECT_FALSE(admitted(put(0, 9)));                    // more than the command carries (with match bits)
+  ipc::PutArgs far = put(0, 8);
+  far.target = {5, 0}; // nids 1 to 4
+  EXPECT_FALSE(admitted(far));
+  ipc::PutArgs zero = put(0, 8);
+  zero.target = {0, 0};
+  EXPECT_FALSE(admitted(zero));
+  ipc::PutArgs pt = put(0, 8);
+  pt.pt_index = 64;
+  EXPECT_FALSE(admitted(pt));
+  ipc::PutArgs ack = put(0, 8);
+  ack.ack_req = static_cast<ipc::AckRequest>(7);
+  EXPECT_FALSE(admitted(ack));
+}
+
+TEST_F(QueuedPuts, UnreliableMdOnlyWithoutAcknowledgment)
+{
+  queued_puts::note_md(kMd, kNi, descriptor(ipc::option::kMDUnreliable));
+  ipc::PutArgs acked = put(0, 8);
+  EXPECT_FALSE(queued_puts::admit(acked));
+  ipc::PutArgs plain = put(0, 8);
+  plain.ack_req = ipc::AckRequest::None;
+  EXPECT_TRUE(queued_puts::admit(plain));
+}
+
+// Objects it learns no more about go to the server: a logical NI (its map
+// may be the program's), an I/O vector MD, a released MD, a finalized NI.
+TEST_F(QueuedPuts, ForgottenOrUnknowableObjectsGoToTheServer)
+{
+  ipc::NILimits limits{};
+  limits.max_msg_size = 1 << 20;
+  limits.max_pt_index = 63;
+  queued_puts::note_ni(kLogicalNi, ipc::option::kNIMatching | ipc::option::kNILogical, limits);
+  queued_puts::note_md(0x8a000001, kLogicalNi, descriptor(0));
+  ipc::PutArgs logical = put(0, 8, 0x8a000001);
+  EXPECT_FALSE(queued_puts::admit(logical));
+  queued_puts::note_md(kIovecMd, kNi, descriptor(ipc::option::kIovec));
+  ipc::PutArgs iovec = put(0, 8, kIovecMd);
+  EXPECT_FALSE(queued_puts::admit(iovec));
+  queued_puts::forget_md(kMd);
+  ipc::PutArgs released = put(0, 8);
+  EXPECT_FALSE(queued_puts::admit(released));
+  queued_puts::note_md(kMd, kNi, descriptor(0));
+  queued_puts::forget_ni(kNi);
+  ipc::PutArgs finalized = put(0, 8);
+  EXPECT_FALSE(queued_puts::admit(finalized));
+}
+
+// Memory the process cannot read: the server answers PTL_ARG_INVALID, and
+// the check must not fault on the program's bad address.
+TEST_F(QueuedPuts, UnreadablePayloadGoesToTheServer)
+{
+  void* page = mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(page, MAP_FAILED);
+  ipc::MemoryDescriptor md{};
+  md.start = reinterpret_cast<uint64_t>(page);
+  md.length = 4096;
+  queued_puts::note_md(kMd, kNi, md);
+  ipc::PutArgs args = put(0, 8);
+  EXPECT_FALSE(queued_puts::admit(args));
+  munmap(page, 4096);
+}
+
+TEST_F(QueuedPuts, NothingIsQueuedWhenTheRunSaysNo)
+{
+  ipc::HelloResult hello{};
+  hello.queued_puts = 0; // s4bxi/queued-puts:no
+  hello.first_nid = 1;
+  hello.node_count = 4;
+  hello.queued_put_limit_matching = 8;
+  queued_puts::on_hello(hello);
+  ipc::PutArgs args = put(0, 8);
+  EXPECT_FALSE(queued_puts::admit(args));
+}
+
+} // namespace
+} // namespace s4bxi::preload
