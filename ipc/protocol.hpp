@@ -331,6 +331,10 @@ struct AppendArgs {
   uint32_t is_matching; // 1 for PtlMEAppend
   uint64_t user_ptr;
   ListEntry entry;
+  // Set by the server only, for an append the process queued: the entry
+  // takes the index reserved for it (AppendPermit::entry).
+  uint32_t reserved;
+  uint32_t padding_;
 };
 struct EQAllocArgs {
   Handle ni;
@@ -586,30 +590,55 @@ struct HelloResult {
   uint32_t nid;
   uint32_t pid; // Portals pid given to this process by default
   uint32_t uid;
-  // What the process needs to check a PtlPut itself (QueuedPut): whether
+  // What the process needs to check a PtlPut itself (QueuedCall): whether
   // it may (s4bxi/queued-puts), the physical NIDs of the platform (first_nid
   // to first_nid + node_count - 1), and the largest payload it may capture
   // in the call, with and without match bits.
   uint32_t queued_puts;
+  uint32_t queued_appends; // s4bxi/queued-appends (the permits come with each reply)
   uint32_t first_nid;
   uint32_t node_count;
   uint32_t queued_put_limit_matching;
   uint32_t queued_put_limit_plain;
 };
 
-// A PtlPut that the process answered itself (preload/queued_puts.hpp): it
-// checked the arguments as the server does and captured the payload, which
-// a BXI CPU writes into the command during the call anyway (inline or PIO).
-// It waits in the channel (Channel::queued_put) for the process's next
-// exchange, or for the server to take it when it parks the rank; the server
-// then runs it at its simulated time: after the polls answered before it and
-// its compute, before anything the process did next.
-struct QueuedPut {
-  LocalPolls local_polls; // the polls answered before it (Channel::local_steps)
-  uint64_t compute_ns;    // thread CPU time between them and the Put
+// A call that the process answered itself (preload/queued_calls.hpp): a
+// PtlPut whose arguments it checked as the server does and whose payload it
+// captured (a BXI CPU writes a small payload into the command during the
+// call anyway), or a PtlMEAppend/PtlLEAppend that an AppendPermit allowed.
+// It waits in the channel (Channel::queued_call) for the process's next
+// exchange, or for the server to take it (at a liveness period, when it
+// parks the rank, at a PMI command); the server then runs it at its
+// simulated time: after the first `steps_before` polls the process answered
+// since its last request (`local_polls`: their queues then) and the compute
+// after them, before anything the process did next.
+struct QueuedCall {
+  Op op; // Op::Put or Op::Append
+  uint32_t steps_before;
+  LocalPolls local_polls;
+  uint64_t compute_ns;      // thread CPU time between those polls and the call
   uint32_t compute_counted; // 1: that compute reached the threshold (simulated time)
-  uint32_t padding_;
-  PutArgs args;
+  Handle entry;             // Op::Append: the handle the process returned (AppendPermit::entry)
+  union {
+    PutArgs put;
+    AppendArgs append;
+  } args;
+};
+
+// What the process needs to answer a PtlMEAppend/PtlLEAppend itself on one
+// of its NIs, written with each reply (Channel::append_permits): the handle
+// the next entry appended there gets (reserved by the server until used),
+// and the portal table entries that are allocated and whose two lists have
+// room for one more entry. An append that uses anything else (a counter, an
+// I/O vector, another PT index) goes to the server.
+inline constexpr unsigned kMaxAppendPermits = 4;
+inline constexpr unsigned kAppendPermitPts = 256;
+struct AppendPermit {
+  Handle ni = kHandleInvalid; // kHandleInvalid: no permit
+  uint32_t matching = 0;
+  Handle entry = kHandleInvalid;
+  uint32_t padding_ = 0;
+  uint64_t pts_with_room[kAppendPermitPts / 64]{}; // bit i: PT index i
 };
 
 // Reply::flags: the call was answered before its simulated end (a PtlPut

@@ -131,17 +131,20 @@ struct alignas(64) Channel {
   // Written by the process: the polls it answered itself since the last
   // request (Request::local_polls counts them).
   alignas(64) LocalPollStep local_steps[kMaxLocalPolls];
-  // A PtlPut the process answered itself (preload/queued_puts.hpp), waiting
-  // for the server: the process fills `queued_put` and sets `queued_state`
-  // (kQueuedPutWaiting) only while it is kQueuedPutNone; only the server
-  // sets it back, once it has copied the Put, with each request or when it
-  // parks the rank. Sequentially consistent, as `parked`: either the server
-  // sees the Put when it parks the rank, or the process sees `parked`.
+  // Written by the server with each reply: what the process may append
+  // itself (ipc::AppendPermit, preload/queued_calls.hpp).
+  alignas(64) AppendPermit append_permits[kMaxAppendPermits];
+  // A call the process answered itself (ipc::QueuedCall), waiting for the
+  // server: the process fills `queued_call` and sets `queued_state`
+  // (kQueuedCallWaiting) only while it is kQueuedCallNone; only the server
+  // sets it back, once it has copied the call. Sequentially consistent, as
+  // `parked`: either the server sees the call when it parks the rank, or the
+  // process sees `parked`.
   alignas(64) std::atomic<uint32_t> queued_state;
-  QueuedPut queued_put;
+  QueuedCall queued_call;
 };
-inline constexpr uint32_t kQueuedPutNone = 0;
-inline constexpr uint32_t kQueuedPutWaiting = 1;
+inline constexpr uint32_t kQueuedCallNone = 0;
+inline constexpr uint32_t kQueuedCallWaiting = 1;
 
 // The segment's layout: a header page, a scheduling page, then one channel
 // per rank, each on pages of its own, so that a rank can map its own channel

@@ -41,6 +41,18 @@ void on_reply(const ipc::Reply& reply, const ipc::QueueMirror& mirror);
 // The polls answered since the previous request, for the next one (their
 // steps are already in `steps`); the record starts again empty.
 ipc::LocalPolls take_report();
+// The same, without starting again: for a call queued between two polls
+// (ipc::QueuedCall), which runs after these.
+ipc::LocalPolls report_so_far();
+
+// A call other than a poll, answered by the process itself (a queued
+// append): it ends the poll streak, as in the server (portals/api.cpp).
+void end_streak();
+
+// The process's clock moved by compute that it counts in whole nanoseconds
+// and the server does not: outcomes that close to a landing or the horizon
+// are left to the server, one nanosecond more each time.
+void note_truncated_compute();
 
 struct Answer {
   enum Kind { ServerMust, Empty, Event } kind = ServerMust;

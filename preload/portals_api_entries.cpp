@@ -43,6 +43,10 @@ int append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ipc::ListEn
   args.is_matching = matching ? 1 : 0;
   args.user_ptr = abi::address_of(user_ptr);
   args.entry = entry;
+  if (const ipc::Handle queued = client::queue_append(args); queued != ipc::kHandleInvalid) {
+    *entry_handle = abi::handle_from_wire(queued); // the server appends it with the next call
+    return PTL_OK;
+  }
   ipc::Reply reply;
   int rc = api::forward(request, reply);
   if (rc == PTL_OK)

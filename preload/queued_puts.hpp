@@ -5,7 +5,7 @@
 // When the process can tell that the server would accept the Put (it knows
 // the MD, its NI, the NI's limits and the platform's NIDs) and the payload is
 // small, it captures the payload, returns PTL_OK, and leaves the Put in its
-// channel (ipc::QueuedPut) with the simulated time it was made. The server
+// channel (ipc::QueuedCall) with the simulated time it was made. The server
 // runs it with the process's next call (or when it parks the rank), at that
 // time: the same simulated results, one round trip less.
 //

@@ -6,6 +6,7 @@
 #include "sync_timer.hpp"
 #include "doorbell.hpp"
 #include "local_polls.hpp"
+#include "queued_appends.hpp"
 #include "sim_clock.hpp"
 
 #include <atomic>
@@ -121,6 +122,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   const uint64_t cpu_now = sim_clock::thread_cpu_if_measured();
   sim_clock::on_reply(reply.now, cpu_now);
   local_polls::on_reply(reply, channel->mirror);
+  queued_appends::on_reply(channel->append_permits, hello_result.queued_appends != 0);
   clock_pending.store((reply.flags & ipc::kReplyClockPending) != 0, std::memory_order_relaxed);
   sync_timer::after_reply(cpu_now, request.op == ipc::Op::Sync);
   channel->exchange_tid.store(0, std::memory_order_relaxed);
@@ -339,40 +341,85 @@ local_polls::Answer answer_poll_locally(std::span<const ipc::Handle> queues, boo
   return local_polls::answer(queues, wait, header->clock, channel->local_steps);
 }
 
-bool queue_put(ipc::PutArgs& args)
+namespace {
+
+// Whether a call may be answered in the process now: as a local poll
+// (answer_poll_locally), not while the clock is behind the rank's simulated
+// time, nor while another thread is in a call; and one call at a time, the
+// previous one taken by the server. The caller then holds `lock`.
+bool may_queue(std::unique_lock<std::mutex>& lock)
 {
-  // As a local poll (answer_poll_locally): not while the clock is behind the
-  // rank's simulated time, nor while another thread is in a call; and one
-  // Put at a time, the previous one taken by the server.
   if (state() != State::Attached or in_exchange or clock_pending.load(std::memory_order_relaxed) or
       channel->parked.load(std::memory_order_seq_cst) != 0 or
-      channel->queued_state.load(std::memory_order_seq_cst) != ipc::kQueuedPutNone)
+      channel->queued_state.load(std::memory_order_seq_cst) != ipc::kQueuedCallNone)
     return false;
-  std::unique_lock lock(channel_mutex, std::try_to_lock);
-  if (not lock.owns_lock() or not queued_puts::admit(args))
-    return false;
-  const sim_clock::LocalStep planned = sim_clock::plan_local_step();
-  if (not planned.possible)
-    return false;
-  ipc::QueuedPut& put = channel->queued_put;
-  put.local_polls = local_polls::take_report();
-  put.compute_ns = planned.burst_cpu_ns;
-  put.compute_counted = planned.counted ? 1 : 0;
-  put.args = args;
-  // The Put ends when its command is written, which only the server knows:
-  // the clock is synced before it is read, and no poll is answered here
-  // until the next reply.
+  lock = std::unique_lock(channel_mutex, std::try_to_lock);
+  return lock.owns_lock();
+}
+
+// Leaves `call` (its op and arguments filled) in the channel, at the rank's
+// clock, after the polls answered so far (ipc::QueuedCall).
+void queue(ipc::QueuedCall& call, const sim_clock::LocalStep& planned)
+{
+  call.local_polls = local_polls::report_so_far();
+  call.steps_before = call.local_polls.count;
+  call.compute_ns = planned.burst_cpu_ns;
+  call.compute_counted = planned.counted ? 1 : 0;
+  if (planned.counted)
+    local_polls::note_truncated_compute();
   sim_clock::take_local_step(planned, planned.start_ns);
-  clock_pending.store(true, std::memory_order_relaxed);
-  channel->queued_state.store(ipc::kQueuedPutWaiting, std::memory_order_seq_cst);
-  // Parked meanwhile: the server may have looked before the Put was there.
+  channel->queued_state.store(ipc::kQueuedCallWaiting, std::memory_order_seq_cst);
+  // Parked meanwhile: the server may have looked before the call was there.
   if (channel->parked.load(std::memory_order_seq_cst) != 0) {
     ipc::Request request;
     request.op = ipc::Op::Sync;
     ipc::Reply reply;
     exchange(request, reply);
   }
+}
+
+} // namespace
+
+bool queue_put(ipc::PutArgs& args)
+{
+  std::unique_lock<std::mutex> lock;
+  if (not may_queue(lock) or not queued_puts::admit(args))
+    return false;
+  const sim_clock::LocalStep planned = sim_clock::plan_local_step();
+  if (not planned.possible)
+    return false;
+  ipc::QueuedCall& call = channel->queued_call;
+  call.op = ipc::Op::Put;
+  call.args.put = args;
+  // The Put ends when its command is written, which only the server knows:
+  // the clock is synced before it is read, and no poll is answered here
+  // until the next reply.
+  clock_pending.store(true, std::memory_order_relaxed);
+  queue(call, planned);
   return true;
+}
+
+ipc::Handle queue_append(const ipc::AppendArgs& args)
+{
+  std::unique_lock<std::mutex> lock;
+  if (not may_queue(lock))
+    return ipc::kHandleInvalid;
+  const sim_clock::LocalStep planned = sim_clock::plan_local_step();
+  if (not planned.possible)
+    return ipc::kHandleInvalid;
+  const ipc::Handle entry = queued_appends::admit(args);
+  if (entry == ipc::kHandleInvalid)
+    return entry;
+  ipc::QueuedCall& call = channel->queued_call;
+  call.op = ipc::Op::Append;
+  call.entry = entry;
+  call.args.append = args;
+  // An append takes no simulated time: the clock stays final, and polls go
+  // on being answered here (its events land after the horizon). It ends
+  // the poll streak, as any call but a poll.
+  local_polls::end_streak();
+  queue(call, planned);
+  return entry;
 }
 
 void note_thread_created()

@@ -46,6 +46,12 @@ local_polls::Answer answer_poll_locally(std::span<const ipc::Handle> queues, boo
 // must go to the server. `args` must have its payload room free.
 bool queue_put(ipc::PutArgs& args);
 
+// A PtlMEAppend/PtlLEAppend that the process answers itself
+// (queued_appends.hpp): the entry's handle when it is queued for the server
+// (the caller returns PTL_OK with it), kHandleInvalid when the call must go
+// to the server.
+ipc::Handle queue_append(const ipc::AppendArgs& args);
+
 // PtlAbort: ends, with Status::Aborted, every wait or poll (EQWait, EQPoll,
 // CTWait, CTPoll) that a thread of this process is in or queued for, the one
 // the server serves included. Waits that begin afterwards are not affected.

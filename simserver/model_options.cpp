@@ -164,6 +164,12 @@ Option<bool> g_queued_puts{"s4bxi/queued-puts", nullptr,
                            "process's next call and runs at the simulated time it was made (same simulated "
                            "results, one round trip less per such Put)",
                            true};
+Option<bool> g_queued_appends{"s4bxi/queued-appends", nullptr,
+                              "Let the process answer a PtlMEAppend/PtlLEAppend itself on an allocated portal table "
+                              "entry with room, with the handle the server set aside for it with its last answer: "
+                              "the append goes to the server with the process's next call and happens at the "
+                              "simulated time it was made (same simulated results, one round trip less each)",
+                              true};
 Option<bool> g_early_put_answer{"s4bxi/early-put-answer", nullptr,
                                 "Answer PtlPut, PtlGet and the atomics once their arguments are checked, before the "
                                 "PCIe write of their command, when nothing the NIC does can touch the rank's memory "
@@ -307,6 +313,7 @@ int poll_block_after() { return g_poll_block.get(); }
 bool early_put_answer() { return g_early_put_answer.get(); }
 bool local_polls() { return g_local_polls.get(); }
 bool queued_puts() { return g_queued_puts.get(); }
+bool queued_appends() { return g_queued_appends.get(); }
 double sync_quantum_s() { return g_sync_quantum.get() > 0 ? g_sync_quantum.get() : 0; }
 double park_after_s() { return g_park_after.get() > 0 ? g_park_after.get() : 0; }
 double stall_notice_after_s() { return g_stall_notice_after.get() > 0 ? g_stall_notice_after.get() : 0; }

@@ -22,6 +22,7 @@ int poll_block_after();
 bool early_put_answer();
 bool local_polls();
 bool queued_puts();
+bool queued_appends();
 unsigned long poll_deadlock_after();
 double livelock_after_s();
 double stall_notice_after_s();

@@ -139,7 +139,7 @@ RankProxy::Wake RankProxy::wait_for_request()
       // A Put the process answered itself runs even while the process makes
       // no call (it spins on memory, or blocks in the kernel): at its own
       // simulated time, whenever it is taken.
-      run_queued_put();
+      run_queued_call();
       if (std::string deadlock = stall.tick(world_.ranks, world_.ranks[rank_]); not deadlock.empty())
         control_.finish(job::kDeadlockStatus, deadlock);
       if (asleep_for_long()) {
@@ -201,7 +201,7 @@ void RankProxy::park()
   // Sequentially consistent, as the rank's ring and its look at `parked`:
   // either the rank's next call is seen here, or the rank sends a notice.
   channel->parked.store(1, std::memory_order_seq_cst);
-  run_queued_put(); // after `parked`: a Put queued later is followed by a call
+  run_queued_call(); // after `parked`: a Put queued later is followed by a call
   rank.parked_bell = requests_seen_;
   if (not job::rang_or_ended(rank)) {
     const std::string call_before = rank.current_call;
@@ -259,6 +259,8 @@ void RankProxy::reply(ipc::Reply reply)
     reply.horizon = portals::mirror_queues(world_.ranks[rank_], channel->mirror);
     reply.poll_streak = api_.poll_streak_state(world_.ranks[rank_]);
   }
+  if (options::queued_appends())
+    api_.write_append_permits(world_.ranks[rank_], channel->append_permits);
   RankStatistics& stats = world_.ranks[rank_].stats;
   stats.answers++;
   if (channel->reply_bell.sleeping.load(std::memory_order_relaxed) != 0)
@@ -283,51 +285,68 @@ void RankProxy::ended(const job::Termination& end)
     control_.rank_failed(rank_, end);
 }
 
-void RankProxy::replay_local_polls(const ipc::LocalPolls& polls)
+void RankProxy::replay_local_polls(const ipc::LocalPolls& polls, uint32_t until)
 {
   ipc::Channel* channel = world_.processes->channel(rank_);
-  if (polls.count > ipc::kMaxLocalPolls || polls.queue_count > ipc::kMaxLocalPollQueues)
+  if (polls.count > ipc::kMaxLocalPolls || polls.queue_count > ipc::kMaxLocalPollQueues || until > polls.count)
     overwritten("it tells " + std::to_string(polls.count) + " polls of " + std::to_string(polls.queue_count) +
                 " queues, more than libportals ever answers itself");
-  for (uint32_t i = 0; i < polls.count; ++i) {
-    const ipc::LocalPollStep step = channel->local_steps[i];
+  for (; steps_replayed_ < until; ++steps_replayed_) {
+    const ipc::LocalPollStep step = channel->local_steps[steps_replayed_];
     inject_compute(step.compute_counted != 0 ? step.compute_ns : 0);
-    if (not api_.replay_local_poll(world_.ranks[rank_], step, polls))
-      overwritten("the polls it answered itself do not match its event queues");
+    if (const char* mismatch = api_.replay_local_poll(world_.ranks[rank_], step, polls))
+      overwritten("the polls it answered itself do not match its event queues: " + std::string(mismatch));
   }
 }
 
-void RankProxy::run_queued_put()
+void RankProxy::run_queued_call()
 {
   ipc::Channel* channel = world_.processes->channel(rank_);
   const uint32_t state = channel->queued_state.load(std::memory_order_seq_cst);
-  if (state == ipc::kQueuedPutNone)
+  if (state == ipc::kQueuedCallNone)
     return;
-  if (state != ipc::kQueuedPutWaiting) {
+  if (state != ipc::kQueuedCallWaiting) {
     char text[64];
-    std::snprintf(text, sizeof text, "its queued PtlPut is in state 0x%x", state);
+    std::snprintf(text, sizeof text, "its queued call is in state 0x%x", state);
     overwritten(text);
   }
   // Copied before it is given back: from then on the process may queue the next.
-  const ipc::QueuedPut put = channel->queued_put;
-  channel->queued_state.store(ipc::kQueuedPutNone, std::memory_order_seq_cst);
-  // The process captured the payload in the call: the server never reads it
-  // from memory the process has gone on using.
-  if (put.args.inline_length != put.args.length || put.args.length > ipc::kMaxInlinePayload)
-    overwritten("its queued PtlPut carries " + std::to_string(put.args.inline_length) + " of its " +
-                std::to_string(put.args.length) + " bytes");
-  replay_local_polls(put.local_polls);
-  inject_compute(put.compute_counted != 0 ? put.compute_ns : 0);
+  const ipc::QueuedCall queued = channel->queued_call;
+  channel->queued_state.store(ipc::kQueuedCallNone, std::memory_order_seq_cst);
   ipc::Request request{};
-  request.op = ipc::Op::Put;
-  request.args.put = put.args;
+  request.op = queued.op;
+  const char* name = "PtlPut";
+  if (queued.op == ipc::Op::Put) {
+    // The process captured the payload in the call: the server never reads
+    // it from memory the process has gone on using.
+    if (queued.args.put.inline_length != queued.args.put.length || queued.args.put.length > ipc::kMaxInlinePayload)
+      overwritten("its queued PtlPut carries " + std::to_string(queued.args.put.inline_length) + " of its " +
+                  std::to_string(queued.args.put.length) + " bytes");
+    request.args.put = queued.args.put;
+  } else if (queued.op == ipc::Op::Append) {
+    name = queued.args.append.is_matching != 0 ? "PtlMEAppend" : "PtlLEAppend";
+    request.args.append = queued.args.append;
+    request.args.append.reserved = 1;
+  } else {
+    char text[64];
+    std::snprintf(text, sizeof text, "its queued call names the operation 0x%x", static_cast<unsigned>(queued.op));
+    overwritten(text);
+  }
+  replay_local_polls(queued.local_polls, queued.steps_before);
+  inject_compute(queued.compute_counted != 0 ? queued.compute_ns : 0);
   world_.ranks[rank_].stats.answered_in_process++;
+  const double start = s4u::Engine::get_clock();
   const ipc::Reply answer = serve(request, nullptr);
-  if (answer.status != ipc::Status::Ok)
-    control_.finish(1, "rank " + std::to_string(rank_) + "'s PtlPut was answered PTL_OK by the process itself, but "
-                    "the server refused it (status " + std::to_string(static_cast<unsigned>(answer.status)) +
-                    "): the program overwrote its channel to the emulator, or the emulator's two checks of a Put "
-                    "differ (a bug: please report it); the other ranks were stopped");
+  // The process returned PTL_OK (and for an append, the handle it was
+  // permitted, at once: an append takes no simulated time).
+  const bool as_answered = answer.status == ipc::Status::Ok &&
+                           (queued.op != ipc::Op::Append ||
+                            (answer.result.handle == queued.entry && s4u::Engine::get_clock() == start));
+  if (not as_answered)
+    control_.finish(1, "rank " + std::to_string(rank_) + "'s " + name + " was answered by the process itself, but "
+                    "not so by the server (status " + std::to_string(static_cast<unsigned>(answer.status)) +
+                    "): the program overwrote its channel to the emulator, or the emulator's two checks of the "
+                    "call differ (a bug: please report it); the other ranks were stopped");
 }
 
 ipc::Reply RankProxy::serve(const ipc::Request& request, bool* answered_early)
@@ -385,7 +404,7 @@ void RankProxy::operator()()
   ipc::Channel* channel = world_.processes->channel(rank_);
   for (Wake wake = wait_for_request(); wake != Wake::Ended; wake = wait_for_request()) {
     if (wake == Wake::Pmi) {
-      run_queued_put(); // queued before the PMI command was written
+      run_queued_call(); // queued before the PMI command was written
       // The compute before a PMI command is only known at the next call on
       // the channel, and injected then.
       api_.end_poll_streak(rank); // polls around a PMI exchange are not a program that only polls
@@ -393,7 +412,9 @@ void RankProxy::operator()()
       rank.current_call = "user code";
       continue;
     }
-    const ipc::Request request = channel->request;
+    ipc::Request request = channel->request;
+    if (request.op == ipc::Op::Append)
+      request.args.append.reserved = 0; // only a queued append uses the reserved index
     // The preload writes only known operations: anything else is the
     // program's own stray write over its channel (the one part of the
     // segment it maps writable), and what else it damaged there is unknown.
@@ -418,6 +439,7 @@ void RankProxy::operator()()
                             .pid = rank.pid,
                             .uid = rank.uid,
                             .queued_puts = options::queued_puts() ? 1U : 0U,
+                            .queued_appends = options::queued_appends() ? 1U : 0U,
                             .first_nid = kFirstNid,
                             .node_count = static_cast<uint32_t>(world_.nodes.size()),
                             .queued_put_limit_matching = 0,
@@ -433,10 +455,11 @@ void RankProxy::operator()()
       reply(hello);
       continue;
     }
-    // What the process answered itself came before this call: a queued Put
-    // (with the polls before it), then the polls since.
-    run_queued_put();
-    replay_local_polls(request.local_polls);
+    // What the process answered itself came before this call: the polls
+    // before a queued call, the queued call, the polls since.
+    run_queued_call();
+    replay_local_polls(request.local_polls, request.local_polls.count);
+    steps_replayed_ = 0; // the process starts its steps again after this request
     inject_compute(request.compute_ns);
     if (request.op == ipc::Op::Exit) {
       rank.current_call = "exit";

@@ -32,12 +32,14 @@ private:
   // each liveness period without a call).
   bool asleep_for_long();
   void inject_compute(uint64_t compute_ns);
-  // The polls the process answered itself, each after its own compute, as
-  // if they had come one by one (preload/local_polls.hpp).
-  void replay_local_polls(const ipc::LocalPolls& polls);
-  // A PtlPut the process answered itself (ipc::QueuedPut), if one waits in
-  // the channel: run at its simulated time, before what the process did next.
-  void run_queued_put();
+  // The polls the process answered itself (preload/local_polls.hpp), those
+  // not replayed yet up to step `until`, each after its own compute, as if
+  // they had come one by one.
+  void replay_local_polls(const ipc::LocalPolls& polls, uint32_t until);
+  // A call the process answered itself (ipc::QueuedCall), if one waits in
+  // the channel: run at its simulated time, after the polls before it and
+  // before what the process did next.
+  void run_queued_call();
   // A Portals call, a sleep or a sync, with its statistics and trace. With
   // `answered_early`, a PtlPut, PtlGet or atomic may be answered once its
   // arguments are checked (then *answered_early is true, and the reply sent).
@@ -53,6 +55,7 @@ private:
   job::JobControl& control_;
   unsigned rank_;
   uint32_t requests_seen_ = 0;
+  uint32_t steps_replayed_ = 0; // of the polls the process answered since its last request
   double asleep_since_ = -1; // real time since which the process sleeps in the kernel
   ipc::SpinBudget spin_;
 };

@@ -743,7 +743,7 @@ void Api::count_empty_poll(RankPortals& rank, HandleKind kind, std::span<const i
   streak.count = grew ? 1 : streak.count + 1;
 }
 
-bool Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& step, const ipc::LocalPolls& polls)
+const char* Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& step, const ipc::LocalPolls& polls)
 {
   const uint32_t queues = std::min<uint32_t>(polls.queue_count, ipc::kMaxLocalPollQueues);
   ipc::Handle polled[ipc::kMaxLocalPollQueues];
@@ -752,7 +752,7 @@ bool Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& step, c
     if ((step.polled >> i) & 1U)
       polled[polled_count++] = polls.queues[i];
   if (polled_count == 0)
-    return false;
+    return "a poll of no queue";
   rank.stats.portals_calls++;
   rank.stats.answered_in_process++;
   // Compute between two polls is work, as between two calls (Api::handle).
@@ -777,35 +777,36 @@ bool Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& step, c
     // The process found nothing at the end of the period: neither may the
     // server (an event landed meanwhile: the process misjudged its horizon).
     if (not none_ready())
-      return false;
+      return "an empty poll found an event";
     XBT_VERB("rank %u: empty poll answered by the process", rank.rank);
-    return true;
+    return nullptr;
   }
   if (step.kind == ipc::LocalPollStep::FoundAfterBlock || step.kind == ipc::LocalPollStep::EmptyAfterBlock) {
     // The process saw in its mirror when the block would end: it blocks
     // here as it would have, and must end as the process said.
-    if (charge_empty_poll(rank, HandleKind::EQ, std::span(polled, polled_count)) != EmptyPoll::BlockedUntilChange)
-      return false;
+    if (const EmptyPoll ended = charge_empty_poll(rank, HandleKind::EQ, std::span(polled, polled_count));
+        ended != EmptyPoll::BlockedUntilChange)
+      return ended == EmptyPoll::Charged ? "a blocked poll did not block" : "a blocked poll was released";
     if (step.kind == ipc::LocalPollStep::EmptyAfterBlock) {
       if (not none_ready())
-        return false;
+        return "a blocked poll found an event";
       XBT_VERB("rank %u: blocked poll answered by the process (nothing polled changed)", rank.rank);
-      return true;
+      return nullptr;
     }
   } else if (step.kind != ipc::LocalPollStep::FoundAtOnce && step.kind != ipc::LocalPollStep::FoundAfterCost) {
-    return false;
+    return "a poll of no known kind";
   }
   // The event the process took: the first of that queue, landed by now.
   if (step.taken >= queues || ((step.polled >> step.taken) & 1U) == 0)
-    return false;
+    return "an event taken from a queue it did not poll";
   EventQueue* queue = find_object(rank, polls.queues[step.taken], HandleKind::EQ, &NetworkInterface::eqs);
   if (queue == nullptr || not eq_readiness(queue).ready || queue->dropped)
-    return false;
+    return "an event taken before it landed";
   XBT_VERB("rank %u: event %d taken by the process%s", rank.rank, static_cast<int>(queue->events.front().event.type),
            step.kind == ipc::LocalPollStep::FoundAfterBlock ? " (after a blocked poll)" : "");
   pop_event(*queue);
   end_poll_streak(rank);
-  return true;
+  return nullptr;
 }
 
 ipc::PollStreakState Api::poll_streak_state(const RankPortals& rank)

@@ -36,11 +36,15 @@ public:
 
   // Replays one poll the process answered itself before this call (its
   // compute injected by the proxy): the poll streak, the simulated time and
-  // the event it took, as if it had come by itself. False when the step is
-  // not one libportals could have written (the queue holds no such event).
-  bool replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& step, const ipc::LocalPolls& polls);
+  // the event it took, as if it had come by itself. Says what does not
+  // match when the step is not one libportals could have written (the queue
+  // holds no such event, the poll ended otherwise); nullptr when it matches.
+  const char* replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& step, const ipc::LocalPolls& polls);
   // The rank's poll streak as a reply tells it (ipc::PollStreakState).
   ipc::PollStreakState poll_streak_state(const RankPortals& rank);
+  // What the process may append itself until its next call (ipc::AppendPermit):
+  // one entry index per NI is set aside for it.
+  void write_append_permits(RankPortals& rank, std::span<ipc::AppendPermit> permits);
 
   // Lets blocked pollers poll when nothing else can happen; reports their deadlock.
   PollSentinel& poll_sentinel() { return poll_sentinel_; }

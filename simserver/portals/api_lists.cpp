@@ -45,7 +45,17 @@ Reply Api::append(RankPortals& rank, const ipc::AppendArgs& args)
   entry.list = args.list;
   entry.matching = args.is_matching != 0;
   entry.serial = ni->next_entry_serial++;
-  auto index = ni->entries.insert(std::move(entry));
+  std::optional<uint32_t> index;
+  if (args.reserved != 0) {
+    // Appended by the process itself with the handle it already returned.
+    if (not ni->reserved_entry)
+      return status(Status::ArgInvalid);
+    index = ni->reserved_entry;
+    ni->reserved_entry.reset();
+    ni->entries.insert_at(*index, std::move(entry));
+  } else {
+    index = ni->entries.insert(std::move(entry));
+  }
   if (not index)
     return status(Status::NoSpace);
   ListEntry& linked = *ni->entries.find(*index);
@@ -78,6 +88,33 @@ Reply Api::append(RankPortals& rank, const ipc::AppendArgs& args)
     post_event(rank, *ni, pt.eq, event);
   }
   return reply;
+}
+
+void Api::write_append_permits(RankPortals& rank, std::span<ipc::AppendPermit> permits)
+{
+  size_t written = 0;
+  for (auto& ni : rank.nis) {
+    if (ni == nullptr || written == permits.size())
+      continue;
+    // One index set aside per NI, kept from reply to reply until used.
+    if (not ni->reserved_entry)
+      ni->reserved_entry = ni->entries.reserve();
+    if (not ni->reserved_entry)
+      continue; // the NI has no room for another entry
+    ipc::AppendPermit& permit = permits[written++];
+    permit = ipc::AppendPermit{};
+    permit.ni = encode_handle(HandleKind::NI, ni->slot, 0);
+    permit.matching = ni->matching ? 1 : 0;
+    permit.entry = encode_handle(ni->matching ? HandleKind::ME : HandleKind::LE, ni->slot, *ni->reserved_entry);
+    const auto room = static_cast<size_t>(ni->limits.max_list_size);
+    for (size_t i = 0; i < ni->portal_table.size() && i < ipc::kAppendPermitPts; ++i) {
+      const PortalTableEntry& pt = ni->portal_table[i];
+      if (pt.allocated && pt.priority.size() < room && pt.overflow.size() < room)
+        permit.pts_with_room[i / 64] |= uint64_t{1} << (i % 64);
+    }
+  }
+  for (; written < permits.size(); ++written)
+    permits[written] = ipc::AppendPermit{};
 }
 
 Reply Api::unlink(RankPortals& rank, ipc::Handle handle)

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <list>
+#include <optional>
 #include <map>
 #include <memory>
 #include <utility>
@@ -154,6 +155,8 @@ struct NetworkInterface {
   SlotTable<CountingEvent> cts;
   SlotTable<MemoryDescriptor> mds;
   SlotTable<ListEntry> entries;
+  // The index of the next entry the process appends itself (ipc::AppendPermit).
+  std::optional<uint32_t> reserved_entry;
   uint64_t drop_count = 0;
   nic::Nic* nic = nullptr;          // of the rank's node
   uint64_t unexpected_headers = 0;  // over all portal table entries

@@ -31,6 +31,33 @@ public:
     return index;
   }
 
+  // An index set aside for a later insert_at (an entry the process appends
+  // itself with a handle it already returned, preload/queued_calls.hpp): it
+  // counts against the capacity, and insert() never gives it.
+  std::optional<uint32_t> reserve()
+  {
+    uint32_t index;
+    if (not free_.empty()) {
+      index = free_.back();
+      free_.pop_back();
+    } else {
+      if (slots_.size() >= capacity_)
+        return std::nullopt;
+      index = static_cast<uint32_t>(slots_.size());
+      slots_.emplace_back();
+    }
+    ++live_;
+    return index;
+  }
+  // Puts the object at a reserved index.
+  void insert_at(uint32_t index, T value) { slots_[index].emplace(std::move(value)); }
+  // Gives a reserved index back, unused.
+  void unreserve(uint32_t index)
+  {
+    free_.push_back(index);
+    --live_;
+  }
+
   T* find(uint32_t index) { return index < slots_.size() && slots_[index] ? &*slots_[index] : nullptr; }
   const T* find(uint32_t index) const
   {

@@ -1,9 +1,10 @@
 // Calls answered by the process itself: polls (s4bxi/local-polls,
 // preload/local_polls.hpp), when the reply's mirror of the rank's event
 // queues settles them (an event landed, none can land before the poll period
-// ends, or the one that ends a blocked poll is shown), and small PtlPuts
+// ends, or the one that ends a blocked poll is shown), small PtlPuts
 // (s4bxi/queued-puts, preload/queued_puts.hpp), which the process checks and
-// queues. They cost no round trip: the server runs them with the next call,
+// queues, and appends a permit covers (s4bxi/queued-appends,
+// preload/queued_appends.hpp). They cost no round trip: the server runs them with the next call,
 // so nothing the program or the model shows may change: the program's output
 // (its clocks), the simulated time, and every event of the NIC and the
 // network. Only the trace of the calls themselves differs (polls answered by
@@ -29,7 +30,9 @@ protected:
     {
         const std::string answer = local ? "yes" : "no";
         TracedRun traced = run_traced(
-            {"--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:" + answer, "--cfg=s4bxi/queued-puts:" + answer}, job);
+            {"--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:" + answer, "--cfg=s4bxi/queued-puts:" + answer,
+             "--cfg=s4bxi/queued-appends:" + answer},
+            job);
         Outcome outcome;
         outcome.result = traced.result;
         std::istringstream events(traced.events);

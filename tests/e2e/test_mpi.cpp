@@ -256,9 +256,10 @@ TEST_F(Mpi, CollectivesSixteenRanksFatTree)
 
 // OpenMPI's progress loop ends each round with an empty zero-timeout
 // PtlEQPoll: most of them are answered by the process (s4bxi/local-polls),
-// and its small Puts are queued (s4bxi/queued-puts). The program makes the
-// same calls and sees the same results and clocks; the simulation the same
-// times; only the round trips to the server are fewer.
+// and its small Puts and its appends are queued (s4bxi/queued-puts,
+// s4bxi/queued-appends). The program makes the same calls and sees the same
+// results and clocks; the simulation the same times; only the round trips
+// to the server are fewer.
 TEST_F(Mpi, LocalPollsChangeNothingButTheRoundTrips)
 {
     struct Outcome {
@@ -271,7 +272,8 @@ TEST_F(Mpi, LocalPollsChangeNothingButTheRoundTrips)
         Outcome o;
         const std::string answer = local ? "yes" : "no";
         o.result = run({"-n", "4", "--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:" + answer,
-                        "--cfg=s4bxi/queued-puts:" + answer, "--report", report, mpi_program("mpi_collectives")});
+                        "--cfg=s4bxi/queued-puts:" + answer, "--cfg=s4bxi/queued-appends:" + answer, "--report",
+                        report, mpi_program("mpi_collectives")});
         expect_ok(o.result, 4, kCollectiveOks);
         auto doc = read_report(report);
         EXPECT_TRUE(doc && doc->is_object()) << describe(o.result);

@@ -46,3 +46,28 @@ TEST(SlotTable, ReusesFreedSlotsAndRespectsCapacity)
   EXPECT_EQ(*table.find(*c), 4);
   EXPECT_EQ(table.live(), 2u);
 }
+
+// An index set aside (for an entry the process appends itself) is never
+// given by insert, counts against the capacity, and holds nothing until
+// insert_at; given back unused, insert may give it again.
+TEST(SlotTable, ReservedIndexIsSetAsideUntilUsedOrGivenBack)
+{
+  SlotTable<int> table(2);
+  auto reserved = table.reserve();
+  ASSERT_TRUE(reserved);
+  EXPECT_EQ(table.find(*reserved), nullptr);
+  auto other = table.insert(1);
+  ASSERT_TRUE(other);
+  EXPECT_NE(*other, *reserved);
+  EXPECT_FALSE(table.insert(2)); // full: the reserved index counts
+  table.insert_at(*reserved, 3);
+  EXPECT_EQ(*table.find(*reserved), 3);
+  table.erase(*reserved);
+  auto again = table.reserve();
+  ASSERT_TRUE(again);
+  table.unreserve(*again);
+  auto reused = table.insert(4);
+  ASSERT_TRUE(reused);
+  EXPECT_EQ(*reused, *again);
+  EXPECT_EQ(table.live(), 2u);
+}

@@ -1,0 +1,38 @@
+#include "queued_appends.hpp"
+
+#include <algorithm>
+
+namespace s4bxi::preload::queued_appends {
+namespace {
+
+// (Fixed-size state only, with nothing to destroy: see local_polls.cpp.)
+ipc::AppendPermit permits_of_rank[ipc::kMaxAppendPermits];
+
+} // namespace
+
+void on_reply(std::span<const ipc::AppendPermit> permits, bool enabled)
+{
+  // Copied once: the permits are in the process's own writable channel,
+  // where a stray write of the program may land (the server checks the
+  // handle it gets back anyway).
+  for (size_t i = 0; i < ipc::kMaxAppendPermits; ++i)
+    permits_of_rank[i] = enabled && i < permits.size() ? permits[i] : ipc::AppendPermit{};
+}
+
+ipc::Handle admit(const ipc::AppendArgs& args)
+{
+  ipc::AppendPermit* permit = std::find_if(std::begin(permits_of_rank), std::end(permits_of_rank),
+                                           [&args](const ipc::AppendPermit& p) { return p.ni == args.ni; });
+  // Api::append's checks (portals/api_lists.cpp), as the permit allows them.
+  if (args.ni == ipc::kHandleInvalid || permit == std::end(permits_of_rank) || permit->entry == ipc::kHandleInvalid ||
+      permit->matching != args.is_matching || args.pt_index >= ipc::kAppendPermitPts ||
+      ((permit->pts_with_room[args.pt_index / 64] >> (args.pt_index % 64)) & 1U) == 0 ||
+      args.entry.ct != ipc::kHandleNone || (args.entry.options & ipc::option::kIovec) != 0 ||
+      (args.list != ipc::ListKind::Priority && args.list != ipc::ListKind::Overflow))
+    return ipc::kHandleInvalid;
+  const ipc::Handle entry = permit->entry;
+  permit->entry = ipc::kHandleInvalid;
+  return entry;
+}
+
+} // namespace s4bxi::preload::queued_appends

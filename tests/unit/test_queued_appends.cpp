@@ -1,0 +1,83 @@
+// The appends a process answers itself (preload/queued_appends.hpp): what a
+// reply's permits cover, with the handle set aside for the entry, once per
+// NI and reply; anything else goes to the server.
+#include "queued_appends.hpp"
+
+#include <gtest/gtest.h>
+
+namespace s4bxi::preload {
+namespace {
+
+constexpr ipc::Handle kNi = 0x28000000;
+constexpr ipc::Handle kOtherNi = 0x2c000000;
+constexpr ipc::Handle kEntry = 0xa8000021;
+
+class QueuedAppends : public ::testing::Test {
+protected:
+  ipc::AppendPermit permits[ipc::kMaxAppendPermits]{};
+
+  void SetUp() override
+  {
+    permits[0].ni = kNi;
+    permits[0].matching = 1;
+    permits[0].entry = kEntry;
+    permits[0].pts_with_room[0] = uint64_t{1} << 12; // PT 12 only
+    queued_appends::on_reply(permits, true);
+  }
+
+  static ipc::AppendArgs append(uint32_t pt_index = 12)
+  {
+    ipc::AppendArgs args{};
+    args.ni = kNi;
+    args.pt_index = pt_index;
+    args.list = ipc::ListKind::Priority;
+    args.is_matching = 1;
+    args.entry.ct = ipc::kHandleNone;
+    return args;
+  }
+};
+
+TEST_F(QueuedAppends, PermittedAppendGetsTheHandleSetAsideOncePerReply)
+{
+  EXPECT_EQ(queued_appends::admit(append()), kEntry);
+  EXPECT_EQ(queued_appends::admit(append()), ipc::kHandleInvalid); // spent until the next reply
+  queued_appends::on_reply(permits, true);
+  ipc::AppendArgs overflow = append();
+  overflow.list = ipc::ListKind::Overflow;
+  EXPECT_EQ(queued_appends::admit(overflow), kEntry);
+}
+
+TEST_F(QueuedAppends, WhatThePermitDoesNotCoverGoesToTheServer)
+{
+  auto admitted = [this](ipc::AppendArgs args) {
+    queued_appends::on_reply(permits, true);
+    return queued_appends::admit(args) != ipc::kHandleInvalid;
+  };
+  EXPECT_FALSE(admitted(append(13)));  // not allocated, or its lists full
+  EXPECT_FALSE(admitted(append(300))); // beyond what a permit can tell
+  ipc::AppendArgs other = append();
+  other.ni = kOtherNi;
+  EXPECT_FALSE(admitted(other));
+  ipc::AppendArgs le = append();
+  le.is_matching = 0; // an LE on a matching NI
+  EXPECT_FALSE(admitted(le));
+  ipc::AppendArgs counted = append();
+  counted.entry.ct = 0x68000001;
+  EXPECT_FALSE(admitted(counted));
+  ipc::AppendArgs iovec = append();
+  iovec.entry.options = ipc::option::kIovec;
+  EXPECT_FALSE(admitted(iovec));
+  ipc::AppendArgs list = append();
+  list.list = static_cast<ipc::ListKind>(5);
+  EXPECT_FALSE(admitted(list));
+  EXPECT_TRUE(admitted(append()));
+}
+
+TEST_F(QueuedAppends, NoPermitWhenTheRunSaysNo)
+{
+  queued_appends::on_reply(permits, false); // s4bxi/queued-appends:no
+  EXPECT_EQ(queued_appends::admit(append()), ipc::kHandleInvalid);
+}
+
+} // namespace
+} // namespace s4bxi::preload
