@@ -69,6 +69,9 @@ public:
   // ranks whose memory it will touch (memory_work.cpp).
   void take_memory_work(Message& message);
   [[nodiscard]] const NicParameters& parameters() const { return params_; }
+  // Whether a message this NIC sends can be lost (injected faults): a lost
+  // message is sent again after later ones, which then land first.
+  [[nodiscard]] bool may_lose_messages() const { return faults_ && faults_->can_lose(); }
 
 private:
   // A command or message waiting for a TX engine; `holds_slot`: it took one

@@ -46,9 +46,15 @@ uint32_t slot_of(bool matching, bool logical)
   return (matching ? 0U : 1U) | (logical ? 0U : 2U);
 }
 
-// The limits every NI gets: generous, but finite so that programs that size
-// their tables from them behave.
-ipc::NILimits our_limits()
+// Feature bits of ptl_ni_limits_t: the same in every flavour of portals4.h
+// (tests/unit/abi_layout_*.c), which the preload copies as they are.
+constexpr uint32_t kTargetBindInaccessible = 0x1;
+constexpr uint32_t kTotalDataOrdering = 0x2;
+
+// The limits an NI of this node can have: generous where only tables are at
+// stake, but finite so that programs that size their tables from them behave;
+// what depends on the NIC model is the model's.
+ipc::NILimits our_limits(const nic::Nic& nic, bool matching)
 {
   ipc::NILimits limits{};
   limits.max_entries = 1 << 20;
@@ -65,29 +71,49 @@ ipc::NILimits our_limits()
   limits.max_fetch_atomic_size = 512;
   limits.max_waw_ordered_size = 64;
   limits.max_war_ordered_size = 64;
-  limits.max_volatile_size = 64;
-  limits.features = 0;
+  // A payload up to the PIO limit is in the command by the time the call
+  // returns (Api::issue reads it then), so the program may reuse its buffer at
+  // once; a larger one is read by DMA later, while the program runs on.
+  const auto& node = nic.parameters();
+  limits.max_volatile_size = matching ? node.pio_limit_matching : node.pio_limit_plain;
+  // An entry may cover memory the process has not mapped (SOS binds the whole
+  // address space): a message that reaches such memory fails with
+  // PTL_NI_SEGV, as a NIC's address translation would.
+  limits.features = kTargetBindInaccessible;
+  // The NICs handle the messages between two of them in the order they were
+  // issued (nic.hpp, inbox), unless one is lost and sent again after later ones.
+  if (not nic.may_lose_messages())
+    limits.features |= kTotalDataOrdering;
   return limits;
 }
 
-// The spec lets an implementation grant less than desired, never more than it has.
-ipc::NILimits granted_limits(const ipc::NILimits& desired)
+// What PtlNIInit grants: as Sandia's reference implementation, each desired
+// limit within what the NI can have (0 and anything larger get the most), and
+// the desired features it has. Without desired limits, the most of each and
+// no feature (the program asked for none).
+ipc::NILimits granted_limits(const ipc::NILimits* desired, const nic::Nic& nic, bool matching)
 {
-  ipc::NILimits ours = our_limits();
-  auto take = [](auto wish, auto have) { return wish > 0 && wish < have ? wish : have; };
+  ipc::NILimits ours = our_limits(nic, matching);
   ipc::NILimits granted = ours;
-  granted.max_entries = take(desired.max_entries, ours.max_entries);
-  granted.max_unexpected_headers = take(desired.max_unexpected_headers, ours.max_unexpected_headers);
-  granted.max_mds = take(desired.max_mds, ours.max_mds);
-  granted.max_cts = take(desired.max_cts, ours.max_cts);
-  granted.max_eqs = take(desired.max_eqs, ours.max_eqs);
-  granted.max_pt_index = take(desired.max_pt_index, ours.max_pt_index);
-  granted.max_list_size = take(desired.max_list_size, ours.max_list_size);
-  granted.max_iovecs = take(desired.max_iovecs, ours.max_iovecs);
-  granted.max_triggered_ops = take(desired.max_triggered_ops, ours.max_triggered_ops);
-  granted.max_msg_size = take(desired.max_msg_size, ours.max_msg_size);
-  granted.max_atomic_size = take(desired.max_atomic_size, ours.max_atomic_size);
-  granted.max_fetch_atomic_size = take(desired.max_fetch_atomic_size, ours.max_fetch_atomic_size);
+  if (desired == nullptr) {
+    granted.features = 0;
+    return granted;
+  }
+  auto take = [](auto wish, auto have) { return wish > 0 && wish < have ? wish : have; };
+  granted.max_entries = take(desired->max_entries, ours.max_entries);
+  granted.max_unexpected_headers = take(desired->max_unexpected_headers, ours.max_unexpected_headers);
+  granted.max_mds = take(desired->max_mds, ours.max_mds);
+  granted.max_cts = take(desired->max_cts, ours.max_cts);
+  granted.max_eqs = take(desired->max_eqs, ours.max_eqs);
+  granted.max_pt_index = take(desired->max_pt_index, ours.max_pt_index);
+  granted.max_list_size = take(desired->max_list_size, ours.max_list_size);
+  granted.max_iovecs = take(desired->max_iovecs, ours.max_iovecs);
+  granted.max_triggered_ops = take(desired->max_triggered_ops, ours.max_triggered_ops);
+  granted.max_msg_size = take(desired->max_msg_size, ours.max_msg_size);
+  granted.max_atomic_size = take(desired->max_atomic_size, ours.max_atomic_size);
+  granted.max_fetch_atomic_size = take(desired->max_fetch_atomic_size, ours.max_fetch_atomic_size);
+  granted.max_volatile_size = take(desired->max_volatile_size, ours.max_volatile_size);
+  granted.features = desired->features & ours.features;
   return granted;
 }
 
@@ -481,13 +507,13 @@ Reply Api::ni_init(RankPortals& rank, const ipc::NIInitArgs& args)
     ni->slot = slot;
     ni->matching = matching;
     ni->logical = logical;
-    ni->limits = args.has_desired ? granted_limits(args.desired) : our_limits();
+    ni->nic = world_.nics[rank.node].get();
+    ni->limits = granted_limits(args.has_desired ? &args.desired : nullptr, *ni->nic, matching);
     ni->portal_table.resize(static_cast<size_t>(ni->limits.max_pt_index) + 1);
     ni->eqs.set_capacity(static_cast<uint32_t>(ni->limits.max_eqs));
     ni->cts.set_capacity(static_cast<uint32_t>(ni->limits.max_cts));
     ni->mds.set_capacity(static_cast<uint32_t>(ni->limits.max_mds));
     ni->entries.set_capacity(static_cast<uint32_t>(ni->limits.max_entries));
-    ni->nic = world_.nics[rank.node].get();
     if (logical) // the runtime installs the job's map (PtlSetMap may replace it)
       for (const auto& peer : world_.ranks)
         ni->map.push_back({peer.nid(), peer.pid});
