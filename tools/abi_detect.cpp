@@ -1,4 +1,5 @@
 #include "abi_detect.hpp"
+#include "shared_libraries.hpp"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -316,13 +317,12 @@ void decide(Elf* elf, Abi default_abi, AbiEvidence& result)
   }
 }
 
-} // namespace
-
-AbiEvidence detect_abi(const std::filesystem::path& program, Abi default_abi)
+// The evidence one ELF object (the program, or a library of it) gives.
+AbiEvidence examine(const std::filesystem::path& object, Abi default_abi)
 {
   AbiEvidence result;
   result.abi = default_abi;
-  int fd = open(program.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = open(object.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     result.reason = std::string(abi_name(default_abi)) + ", the default (the program cannot be read: " +
                     std::strerror(errno) + ")";
@@ -337,6 +337,30 @@ AbiEvidence detect_abi(const std::filesystem::path& program, Abi default_abi)
   if (elf != nullptr)
     elf_end(elf);
   close(fd);
+  return result;
+}
+
+} // namespace
+
+AbiEvidence detect_abi(const std::filesystem::path& program, Abi default_abi)
+{
+  AbiEvidence result = examine(program, default_abi);
+  if (result.calls_portals)
+    return result;
+  // A program that calls Portals through a library (SOS's libsma.so, a
+  // runtime's): the first library it loads that calls Portals functions was
+  // built against the header that matters, and tells the same way. Our
+  // libportals defines them and is left out, as is any libportals.
+  for (const auto& library : needed_libraries(program)) {
+    if (library.soname.starts_with("libportals.so"))
+      continue;
+    AbiEvidence from_library = examine(library.path, default_abi);
+    if (not from_library.calls_portals)
+      continue;
+    from_library.reason += ", read from " + library.soname + " (" + library.real.string() +
+                           "), the library through which the program calls Portals";
+    return from_library;
+  }
   return result;
 }
 

@@ -1,5 +1,7 @@
 // Which binary flavour of portals4.h a program was compiled against, read
-// from the program itself (s4bxi-run --abi auto).
+// from the program itself (s4bxi-run --abi auto), or, when the program makes
+// no Portals call of its own, from the first library it loads that does (an
+// OpenSHMEM program calls Portals through SOS's libsma.so), the same way.
 //
 // First the flavour: the handle types are 4 bytes in Sandia's ABI, 8 in
 // BXI's. A program built with debug information says how wide its
@@ -32,7 +34,7 @@ struct AbiEvidence {
   // width, and for Sandia's ABI the generation too. When false for a program
   // that calls Portals, the launcher prints the reason (it was a guess).
   bool from_types = false;
-  bool calls_portals = false; // the program itself calls Portals functions
+  bool calls_portals = false; // the program, or a library it loads, calls Portals functions
 };
 
 // Never fails: an unreadable or non-ELF program (a script) gets the default.

@@ -196,6 +196,24 @@ TEST_F(Abi, AutoFallsBackOnTheDefaultAndSaysSo)
     expect_all_passed(r, "put_get_integrity");
 }
 
+// A program that calls Portals only through a library it loads (as an
+// OpenSHMEM program through SOS's libsma.so): the library tells, here by its
+// debug information, and with nothing guessed the launcher says nothing.
+TEST_F(Abi, AutoReadsTheLibraryThroughWhichTheProgramCallsPortals)
+{
+    auto r = run({"-n", "2", program("bxi/through_library")});
+    expect_all_passed(r, "through_library");
+    EXPECT_EQ(abi_line(r), "") << describe(r);
+    r = run({"-v", "-n", "2", program("bxi/through_library")});
+    expect_all_passed(r, "through_library");
+    const std::string line = abi_line(r);
+    EXPECT_EQ(line.rfind("s4bxi-run: ABI bxi (DWARF: ptl_handle_ni_t is 8 bytes), read from libthrough_library.so (",
+                         0),
+              0u)
+        << describe(r);
+    EXPECT_TRUE(contains(line, "the library through which the program calls Portals")) << describe(r);
+}
+
 // A program that does not call Portals gets the default without comment.
 TEST_F(Abi, ProgramsWithoutPortalsGetNoComment)
 {
