@@ -8,6 +8,15 @@
 #   S4BXI_OPENMPI_SOURCE  where the unpacked tree goes (default
 #                         /var/cache/s4bxi/openmpi-source/openmpi-<upstream version>,
 #                         which is also CMake's default for the same variable)
+#
+# And it prepares Sandia OpenSHMEM (SOS) from the team's tarball, once, into a
+# cache (shmem/ builds it against our libportals): unpacked and bootstrapped
+# (./autogen.sh, which needs the autotools above). Without the tarball (a clone
+# outside the team) it says so and goes on: the OpenSHMEM tests are skipped.
+#   S4BXI_SOS_TARBALL     the tarball (default ../shared/thirdparty/SOS-1.5.3.tar.gz
+#                         next to the repository)
+#   S4BXI_SOS_SOURCE      where the bootstrapped tree goes (default
+#                         /var/cache/s4bxi/sos-source/SOS-<version>, also CMake's default)
 set -euo pipefail
 
 packages=(
@@ -33,6 +42,9 @@ packages=(
   lammps             # lmp: molecular dynamics
   mumps-test         # MUMPS's dsimpletest: a sparse direct solve
   python3-mpi4py     # Python MPI programs (mpi4py over Debian's OpenMPI) and its mpi4py.bench
+  autoconf           # SOS's ./autogen.sh (OpenSHMEM, shmem/)
+  automake
+  libtool
 )
 if [ "${1:-}" = "--plot" ]; then
   packages+=(gnuplot-nox)
@@ -62,6 +74,42 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   as_root "installing ${missing[*]}" apt-get update -qq
   as_root "installing ${missing[*]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# --- Sandia OpenSHMEM, bootstrapped once per tarball ---
+# The stamp is the tarball's checksum: another tarball (another version, or
+# the same name rebuilt) is prepared again, the same one never.
+repository=$(cd "$(dirname "$0")/.." && pwd)
+sos_tarball=${S4BXI_SOS_TARBALL:-$repository/../shared/thirdparty/SOS-1.5.3.tar.gz}
+if [ ! -f "$sos_tarball" ]; then
+  echo "install-deps: no SOS tarball at $sos_tarball: OpenSHMEM is not built and its tests are skipped"
+else
+  sos_name=$(basename "$sos_tarball" .tar.gz)
+  sos_target=${S4BXI_SOS_SOURCE:-/var/cache/s4bxi/sos-source/$sos_name}
+  sos_sum=$(sha256sum "$sos_tarball" | cut -d' ' -f1)
+  if [ ! -f "$sos_target/.s4bxi-tarball-sha256" ] || [ "$(cat "$sos_target/.s4bxi-tarball-sha256")" != "$sos_sum" ]; then
+    echo "install-deps: preparing $sos_name from $sos_tarball into $sos_target"
+    started=$SECONDS
+    as_root "preparing $sos_name" mkdir -p "$(dirname "$sos_target")"
+    # Unpacked and bootstrapped beside the target, then moved in place whole,
+    # so that an interrupted run never leaves a tree that looks complete.
+    sos_work=$(as_root "preparing $sos_name" mktemp -d "$(dirname "$sos_target")/.prepare.XXXXXX")
+    as_root "preparing $sos_name" tar -xzf "$sos_tarball" -C "$sos_work"
+    if [ ! -x "$sos_work/$sos_name/autogen.sh" ]; then
+      as_root cleaning rm -rf "$sos_work"
+      echo "install-deps: $sos_tarball has no $sos_name/autogen.sh: not an SOS source tarball" >&2
+      exit 1
+    fi
+    if ! as_root "preparing $sos_name" env -C "$sos_work/$sos_name" ./autogen.sh > "$sos_work/autogen.log" 2>&1; then
+      echo "install-deps: $sos_name's ./autogen.sh failed (its output is in $sos_work/autogen.log)" >&2
+      exit 1
+    fi
+    as_root "preparing $sos_name" rm -rf "$sos_target"
+    as_root "preparing $sos_name" mv "$sos_work/$sos_name" "$sos_target"
+    as_root cleaning rm -rf "$sos_work"
+    echo "$sos_sum" | as_root "preparing $sos_name" tee "$sos_target/.s4bxi-tarball-sha256" > /dev/null
+    echo "install-deps: $sos_name prepared in $sos_target ($((SECONDS - started)) s)"
+  fi
 fi
 
 # --- OpenMPI's source package, for exactly the installed libopenmpi-dev ---
