@@ -24,6 +24,8 @@ targets=(s4bxi-run)
 cmake --build build -j"$(nproc)" --target "${targets[@]}" > /dev/null
 # The MPI figures need Debian's OpenMPI and our build of its Portals components.
 cmake --build build -j"$(nproc)" --target mpi_pingpong mpi_bandwidth mpi_alltoall mpi_stencil > /dev/null 2>&1 || true
+# The OpenSHMEM figures need SOS, which shmem/ builds when tools/install-deps.sh prepared it.
+[ "$smpi_only" = 1 ] || cmake --build build -j"$(nproc)" --target shmem_putget > /dev/null 2>&1 || true
 run=build/bin/s4bxi-run
 bench=build/bench
 
@@ -352,6 +354,24 @@ if [ -x "$bench/mpi_pingpong" ]; then
   printf "  4 MiB ping-pong bandwidth:      MPI %7.0f MB/s | Portals %7.0f MB/s\n" "$mpi_bw" "$put_bw"
   printf "  Portals calls per small blocking MPI message: %.1f (target <= 20), of which round trips to the server: %.1f\n" "$calls" "$trips"
   awk -v m="$mpi_wall" -v p="$put_wall" -v n="$n" 'BEGIN { printf "  wall per simulated 8 B message: MPI %.2f us, Portals Put %.2f us, ratio %.2f (target <= 2; %d iterations)\n", m, p, m / p, n }'
+fi
+
+if [ -x "$bench/shmem_putget" ]; then
+  echo "== OpenSHMEM (Sandia's SOS over the simulated NIC) next to Portals, default platform, compute off"
+  # Both in the program's simulated clock: a blocking put completed by
+  # shmem_quiet (SOS waits for the Portals ACK) against PtlPut and its ACK, a
+  # blocking get against PtlGet and its REPLY; bandwidth: back-to-back
+  # non-blocking puts and gets of 4 MiB, against the Portals ping-pong.
+  shmem_lat=$("$run" -n 2 --cfg=s4bxi/compute:none "$bench/shmem_putget" latency 8 1000 2> /dev/null)
+  shmem_bw=$("$run" -n 2 --cfg=s4bxi/compute:none "$bench/shmem_putget" bandwidth 4194304 20 2> /dev/null)
+  portals_lat=$("$run" -n 2 --cfg=s4bxi/compute:none "$bench/put_get_latency" 200 8 2> /dev/null)
+  portals_bw=$("$run" -n 2 --cfg=s4bxi/compute:none build/examples/pingpong -m 4194304 -i 5 2> /dev/null | awk '$1 == 4194304 { print $4 }')
+  printf "  8 B put:   SHMEM %7.3f us | Portals Put, wait for ACK   %7.3f us\n" \
+    "$(sed -n 's/.*: put \([0-9.]*\) us.*/\1/p' <<< "$shmem_lat")" "$(awk '/Put-WaitAck/ { print $4 }' <<< "$portals_lat")"
+  printf "  8 B get:   SHMEM %7.3f us | Portals Get, wait for REPLY %7.3f us\n" \
+    "$(sed -n 's/.*get \([0-9.]*\) us.*/\1/p' <<< "$shmem_lat")" "$(awk '/Get-WaitReply/ { print $4 }' <<< "$portals_lat")"
+  printf "  4 MiB:     SHMEM put %6.0f MB/s, get %6.0f MB/s | Portals ping-pong %6.0f MB/s\n" \
+    "$(sed -n 's/.*put \([0-9]*\) MB\/s.*/\1/p' <<< "$shmem_bw")" "$(sed -n 's/.*get \([0-9]*\) MB\/s.*/\1/p' <<< "$shmem_bw")" "$portals_bw"
 fi
 
 smpi_comparison
