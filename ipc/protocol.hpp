@@ -602,7 +602,8 @@ struct HelloResult {
   uint32_t queued_put_limit_plain;
 };
 
-// A call that the process answered itself (preload/queued_calls.hpp): a
+// A call that the process answered itself (preload/queued_puts.hpp,
+// preload/queued_appends.hpp and rank_client.cpp): a
 // PtlPut whose arguments it checked as the server does and whose payload it
 // captured (a BXI CPU writes a small payload into the command during the
 // call anyway), or a PtlMEAppend/PtlLEAppend that an AppendPermit allowed.

@@ -132,7 +132,7 @@ struct alignas(64) Channel {
   // request (Request::local_polls counts them).
   alignas(64) LocalPollStep local_steps[kMaxLocalPolls];
   // Written by the server with each reply: what the process may append
-  // itself (ipc::AppendPermit, preload/queued_calls.hpp).
+  // itself (ipc::AppendPermit, preload/queued_appends.hpp).
   alignas(64) AppendPermit append_permits[kMaxAppendPermits];
   // A call the process answered itself (ipc::QueuedCall), waiting for the
   // server: the process fills `queued_call` and sets `queued_state`

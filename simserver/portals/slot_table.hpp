@@ -16,23 +16,14 @@ public:
   // Returns the index of the new object, or nullopt when the table is full.
   std::optional<uint32_t> insert(T value)
   {
-    uint32_t index;
-    if (not free_.empty()) {
-      index = free_.back();
-      free_.pop_back();
-    } else {
-      if (slots_.size() >= capacity_)
-        return std::nullopt;
-      index = static_cast<uint32_t>(slots_.size());
-      slots_.emplace_back();
-    }
-    slots_[index].emplace(std::move(value));
-    ++live_;
+    auto index = reserve();
+    if (index)
+      insert_at(*index, std::move(value));
     return index;
   }
 
   // An index set aside for a later insert_at (an entry the process appends
-  // itself with a handle it already returned, preload/queued_calls.hpp): it
+  // itself with a handle it already returned, preload/queued_appends.hpp): it
   // counts against the capacity, and insert() never gives it.
   std::optional<uint32_t> reserve()
   {
