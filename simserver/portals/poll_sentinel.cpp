@@ -179,9 +179,17 @@ void PollSentinel::check()
   // real time, decides: the same run always ends the same way).
   ++idle_rounds_;
   if (idle_rounds_ >= kRoundsBeforeReadingStacks && idle_rounds_ % kRoundsBetweenLooks == 0 &&
-      world_.parked_ranks == 0 && every_rank_stuck_in_mpi())
-    on_deadlock("deadlock: no rank can make progress (" + states() +
-                "); each waits in a blocking MPI call or a Portals wait, and nothing is in flight");
+      world_.parked_ranks == 0 && every_rank_stuck_in_mpi()) {
+    const std::string where = states();
+    // Open MPI's spawn fails at its root, over our PMI-1, and leaves the
+    // other ranks waiting for the root's word: say why.
+    const bool spawning = where.find("MPI_Comm_spawn") != std::string::npos;
+    on_deadlock("deadlock: no rank can make progress (" + where +
+                "); each waits in a blocking MPI call or a Portals wait, and nothing is in flight" +
+                (spawning ? ". MPI_Comm_spawn is not supported: the emulator starts no processes after the job's "
+                            "ranks (no dynamic processes, no name service)"
+                          : ""));
+  }
   if (idle_polls_ >= limit)
     on_deadlock("deadlock: no rank can make progress (" + states() + "); " + std::to_string(idle_polls_) +
                 " polls in a row found nothing while nothing else could happen (s4bxi/poll-deadlock-after)");

@@ -147,5 +147,23 @@ TEST_F(RobustMpi, DeadlockInBlockingMpiCallsIsReportedWithTheirCallSites)
     EXPECT_LT(r.wall_s, 20.0) << describe(r);
 }
 
+// Dynamic processes are not supported (issue 21): MPI_Comm_spawn fails at
+// its root, which returns the error; on one rank the program handles it and
+// goes on; on two, the other rank waits for the root's word, and the
+// deadlock report says that spawning is not supported.
+TEST_F(RobustMpi, SpawnIsRefusedWithASentence)
+{
+    RunOptions options;
+    options.timeout = std::chrono::seconds(60);
+    auto alone = run({"-n", "1", mpi_program("mpi_spawn")}, options);
+    EXPECT_EQ(alone.exit_code, 0) << describe(alone);
+    EXPECT_TRUE(contains(alone.out, "OK spawn refused")) << describe(alone);
+    auto r = run({"-n", "2", mpi_program("mpi_spawn")}, options);
+    EXPECT_EQ(r.exit_code, 86) << describe(r);
+    EXPECT_TRUE(contains(r.err, "in MPI_Comm_spawn() at mpi_spawn.c:")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "MPI_Comm_spawn is not supported")) << describe(r);
+    EXPECT_LT(r.wall_s, 20.0) << describe(r);
+}
+
 } // namespace
 } // namespace e2e
