@@ -90,6 +90,19 @@ protected:
         return r;
     }
 
+    // s4bxi-run with extra environment variables (env NAME=VALUE ... s4bxi-run).
+    RunResult run_with_env(const std::vector<std::string> &variables, const std::vector<std::string> &args)
+    {
+        std::vector<std::string> argv{"/usr/bin/env"};
+        argv.insert(argv.end(), variables.begin(), variables.end());
+        argv.push_back(launcher());
+        argv.insert(argv.end(), args.begin(), args.end());
+        argv.push_back(marker_);
+        auto r = run_command(argv);
+        EXPECT_FALSE(r.timed_out) << describe(r);
+        return r;
+    }
+
     // A run with a trace and a report, in a directory of its own: what it
     // printed, the trace's events.csv and the report (nullopt, and a
     // failure, when it could not be read).

@@ -82,19 +82,6 @@ protected:
         return r;
     }
 
-    // The same with the environment changed (env NAME=VALUE ... s4bxi-run).
-    RunResult run_with_env(const std::vector<std::string> &variables, const std::vector<std::string> &args)
-    {
-        std::vector<std::string> argv{"/usr/bin/env"};
-        argv.insert(argv.end(), variables.begin(), variables.end());
-        argv.push_back(launcher());
-        argv.insert(argv.end(), args.begin(), args.end());
-        argv.push_back(marker_);
-        auto r = run_command(argv);
-        EXPECT_FALSE(r.timed_out) << describe(r);
-        return r;
-    }
-
     // Compiles C source into dir/output with the given options; true on success.
     bool compile(const TempDir &dir, const std::string &source, const std::string &output,
                  const std::vector<std::string> &options)

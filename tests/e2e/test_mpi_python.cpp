@@ -60,19 +60,6 @@ protected:
         return run(options);
     }
 
-    // s4bxi-run with extra environment variables (env NAME=VALUE ... s4bxi-run).
-    RunResult run_with_env(const std::vector<std::string> &variables, const std::vector<std::string> &args)
-    {
-        std::vector<std::string> argv{"/usr/bin/env"};
-        argv.insert(argv.end(), variables.begin(), variables.end());
-        argv.push_back(launcher());
-        argv.insert(argv.end(), args.begin(), args.end());
-        argv.push_back(marker_);
-        auto r = run_command(argv);
-        EXPECT_FALSE(r.timed_out) << describe(r);
-        return r;
-    }
-
     void expect_layer_is_mpi(const std::string &report)
     {
         std::string error;
