@@ -130,7 +130,6 @@ int first_landed(std::span<Queue* const> polled, int64_t at)
   return -1;
 }
 
-
 // When a blocked poll that begins at `start` ends (portals/api.cpp,
 // charge_empty_poll): at the first landing of a watched queue's first event,
 // rounded up to whole poll periods; -1 when the mirror cannot tell (a
@@ -250,13 +249,15 @@ Answer answer(std::span<const ipc::Handle> handles, bool wait, const ipc::ClockC
   step.compute_ns = planned.burst_cpu_ns;
   step.compute_counted = planned.counted ? 1 : 0;
   const ipc::LocalPolls before = report;
+  auto refuse = [&] {
+    report = before;
+    margin_ns = margin_before;
+    return Answer{};
+  };
   for (ipc::Handle handle : handles) {
     const int index = reported(handle);
-    if (index < 0) {
-      report = before;
-      margin_ns = margin_before;
-      return {};
-    }
+    if (index < 0)
+      return refuse();
     step.polled = static_cast<uint8_t>(step.polled | (1U << index));
   }
   // The streak as the server will count it (portals/api.cpp): work before
@@ -290,10 +291,12 @@ Answer answer(std::span<const ipc::Handle> handles, bool wait, const ipc::ClockC
     steps[report.count++] = step;
     return answer;
   };
-  auto refuse = [&] {
-    report = before;
-    margin_ns = margin_before;
-    return Answer{};
+  auto nothing = [&](ipc::LocalPollStep::Kind kind, int64_t end_ns) {
+    step.kind = kind;
+    sim_clock::take_local_step(planned, end_ns);
+    streak = counted;
+    steps[report.count++] = step;
+    return Answer{Answer::Empty, {}, 0};
   };
 
   // An event that has landed is taken at once.
@@ -330,17 +333,9 @@ Answer answer(std::span<const ipc::Handle> handles, bool wait, const ipc::ClockC
     if (found >= 0)
       return take(ipc::LocalPollStep::FoundAfterBlock, static_cast<unsigned>(found), block_end);
     counted.count = 0; // the block stood for the polls: the next empty one counts from zero
-    streak = counted;
-    step.kind = ipc::LocalPollStep::EmptyAfterBlock;
-    sim_clock::take_local_step(planned, block_end);
-    steps[report.count++] = step;
-    return {Answer::Empty, {}, 0};
+    return nothing(ipc::LocalPollStep::EmptyAfterBlock, block_end);
   }
-  streak = counted;
-  step.kind = ipc::LocalPollStep::Empty;
-  sim_clock::take_local_step(planned, end);
-  steps[report.count++] = step;
-  return {Answer::Empty, {}, 0};
+  return nothing(ipc::LocalPollStep::Empty, end);
 }
 
 } // namespace s4bxi::preload::local_polls

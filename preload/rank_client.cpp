@@ -129,6 +129,17 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   in_exchange = false;
 }
 
+// A Sync exchange: brings the rank's clock to its simulated time and the
+// server up to date with what the process did itself; the caller holds
+// channel_mutex.
+void sync_exchange()
+{
+  ipc::Request request;
+  request.op = ipc::Op::Sync;
+  ipc::Reply reply;
+  exchange(request, reply);
+}
+
 bool abortable(ipc::Op op)
 {
   return op == ipc::Op::EQWait or op == ipc::Op::EQPoll or op == ipc::Op::CTWait or op == ipc::Op::CTPoll;
@@ -370,12 +381,8 @@ void queue(ipc::QueuedCall& call, const sim_clock::LocalStep& planned)
   sim_clock::take_local_step(planned, planned.start_ns);
   channel->queued_state.store(ipc::kQueuedCallWaiting, std::memory_order_seq_cst);
   // Parked meanwhile: the server may have looked before the call was there.
-  if (channel->parked.load(std::memory_order_seq_cst) != 0) {
-    ipc::Request request;
-    request.op = ipc::Op::Sync;
-    ipc::Reply reply;
-    exchange(request, reply);
-  }
+  if (channel->parked.load(std::memory_order_seq_cst) != 0)
+    sync_exchange();
 }
 
 } // namespace
@@ -446,10 +453,7 @@ void resync_if_stale()
   if (not lock.owns_lock())
     return;
   const int saved_errno = errno;
-  ipc::Request request;
-  request.op = ipc::Op::Sync;
-  ipc::Reply reply;
-  exchange(request, reply);
+  sync_exchange();
   errno = saved_errno;
 }
 
@@ -460,10 +464,7 @@ bool sync_from_signal_handler()
   std::unique_lock lock(channel_mutex, std::try_to_lock);
   if (not lock.owns_lock()) // another thread is in a call: it syncs the rank
     return false;
-  ipc::Request request;
-  request.op = ipc::Op::Sync;
-  ipc::Reply reply;
-  exchange(request, reply);
+  sync_exchange();
   return true;
 }
 

@@ -136,9 +136,9 @@ RankProxy::Wake RankProxy::wait_for_request()
     const bool woken =
         ipc::wait_for_ring(channel->request_bell, requests_seen_, spin_, &liveness_period, &channel->attention);
     if (not woken) {
-      // A Put the process answered itself runs even while the process makes
-      // no call (it spins on memory, or blocks in the kernel): at its own
-      // simulated time, whenever it is taken.
+      // A call the process answered itself runs even while the process
+      // makes no call (it spins on memory, or blocks in the kernel): at its
+      // own simulated time, whenever it is taken.
       run_queued_call();
       if (std::string deadlock = stall.tick(world_.ranks, world_.ranks[rank_]); not deadlock.empty())
         control_.finish(job::kDeadlockStatus, deadlock);
@@ -201,7 +201,7 @@ void RankProxy::park()
   // Sequentially consistent, as the rank's ring and its look at `parked`:
   // either the rank's next call is seen here, or the rank sends a notice.
   channel->parked.store(1, std::memory_order_seq_cst);
-  run_queued_call(); // after `parked`: a Put queued later is followed by a call
+  run_queued_call(); // after `parked`: a call queued later is followed by a Sync
   rank.parked_bell = requests_seen_;
   if (not job::rang_or_ended(rank)) {
     const std::string call_before = rank.current_call;
@@ -433,6 +433,12 @@ void RankProxy::operator()()
       if (rank.debugged) // the program the debugger started, not the debugger
         rank.os_pid = request.args.hello.pid;
       ipc::Reply hello{};
+      // Payloads the CPU writes into the command (inline or PIO), and that
+      // fit the request: a Put the process may queue itself.
+      const auto& node = nic::node_parameters(rank.node);
+      const auto limit = [](uint64_t pio_limit) {
+        return static_cast<uint32_t>(std::min<uint64_t>(pio_limit, ipc::kMaxInlinePayload));
+      };
       hello.result.hello = {.rank = rank.rank,
                             .size = static_cast<uint32_t>(world_.ranks.size()),
                             .nid = rank.nid(),
@@ -442,16 +448,8 @@ void RankProxy::operator()()
                             .queued_appends = options::queued_appends() ? 1U : 0U,
                             .first_nid = kFirstNid,
                             .node_count = static_cast<uint32_t>(world_.nodes.size()),
-                            .queued_put_limit_matching = 0,
-                            .queued_put_limit_plain = 0};
-      // Payloads the CPU writes into the command (inline or PIO), and that
-      // fit the request.
-      const auto& node = nic::node_parameters(rank.node);
-      const auto limit = [](uint64_t pio_limit) {
-        return static_cast<uint32_t>(std::min<uint64_t>(pio_limit, ipc::kMaxInlinePayload));
-      };
-      hello.result.hello.queued_put_limit_matching = limit(node.pio_limit_matching);
-      hello.result.hello.queued_put_limit_plain = limit(node.pio_limit_plain);
+                            .queued_put_limit_matching = limit(node.pio_limit_matching),
+                            .queued_put_limit_plain = limit(node.pio_limit_plain)};
       reply(hello);
       continue;
     }
