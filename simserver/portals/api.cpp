@@ -124,9 +124,31 @@ struct Readiness {
   double next_landing = kForever;
 };
 
+// What is left of the poll period in which `end` falls, the periods counted
+// from `start`: a blocked poll stands for polls, each of which costs a
+// period. (Nothing when less than SimGrid's resolution is left: it cannot
+// sleep that, and warns.)
+double rest_of_poll_period(double start, double end, double period)
+{
+  const double blocked = end - start;
+  const double extra = std::ceil(blocked / period) * period - blocked;
+  return extra > kTimeResolution ? extra : 0.0;
+}
+
+// A blocked poll's periods: when it ends on a landing, it ends at the end of
+// that landing's period, in one sleep instead of a sleep to the landing and
+// another to the period's end (each sleep is a scheduling round of the
+// engine).
+struct PollPeriods {
+  double start = 0.0;
+  double period = 0.0;
+  bool ended_on_period = false; // set when the block ended at a period's end
+};
+
 // Blocks the calling proxy until `check` says ready or `deadline` passes.
 // A PtlAbort ends the wait early (false; the caller tells it by aborted()).
-template <class Check> bool block_until(RankPortals& rank, double deadline, Check check)
+template <class Check>
+bool block_until(RankPortals& rank, double deadline, Check check, PollPeriods* periods = nullptr)
 {
   std::unique_lock lock(*rank.mutex);
   while (true) {
@@ -140,6 +162,8 @@ template <class Check> bool block_until(RankPortals& rank, double deadline, Chec
       return false; // (a residue below SimGrid's resolution is no time left)
     double wake = std::min(r.next_landing, deadline);
     rank.expect_long_wait();
+    if (periods != nullptr)
+      periods->ended_on_period = false;
     if (std::isinf(r.next_landing)) {
       // Nothing on its way yet: whatever comes notifies us (up to the deadline).
       if (std::isinf(deadline))
@@ -151,9 +175,15 @@ template <class Check> bool block_until(RankPortals& rank, double deadline, Chec
       // order): a plain sleep is cheaper than a condition wait with timeout.
       // (At least twice SimGrid's resolution: a landing a rounding error away
       // would otherwise be a sleep SimGrid cannot do.)
+      double until = std::max(wake, now + 2 * kTimeResolution);
+      const bool rounded = periods != nullptr && periods->period > 0 && until < deadline;
+      if (rounded)
+        until += rest_of_poll_period(periods->start, until, periods->period);
       lock.unlock();
-      s4u::this_actor::sleep_until(std::max(wake, now + 2 * kTimeResolution));
+      s4u::this_actor::sleep_until(until);
       lock.lock();
+      if (periods != nullptr)
+        periods->ended_on_period = rounded;
     }
   }
 }
@@ -914,6 +944,7 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
     return overall;
   };
   bool released = false;
+  PollPeriods periods{.start = start, .period = cost};
   if (const Readiness now = changed(); now.ready || now.next_landing < kForever) {
     // Something already on its way ends the block, and nothing can land
     // before it (landings come in the order of their writes): not a stretch
@@ -921,21 +952,20 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
     // while this proxy is between two steps of its wait. (So the process,
     // which sees the landing in its mirror, can tell how the block ends:
     // preload/local_polls.cpp.)
-    block_until(rank, kForever, changed);
+    block_until(rank, kForever, changed, &periods);
     poll_sentinel_.progress();
   } else {
     poll_sentinel_.blocked(rank);
-    block_until(rank, kForever, [&] { return rank.poll_released ? Readiness{true, kForever} : changed(); });
+    block_until(rank, kForever, [&] { return rank.poll_released ? Readiness{true, kForever} : changed(); },
+                &periods);
     released = rank.poll_released;
     poll_sentinel_.unblocked(rank);
   }
-  // Round the blocked time up to whole poll periods, as the polls would have.
-  if (cost > 0) {
-    double blocked_s = s4u::Engine::get_clock() - start;
-    double extra = std::ceil(blocked_s / cost) * cost - blocked_s;
-    if (extra > kTimeResolution) // below it, SimGrid cannot sleep (and warns)
+  // Round the blocked time up to whole poll periods, as the polls would have
+  // (a block that ended on a landing already slept to its period's end).
+  if (cost > 0 && not periods.ended_on_period)
+    if (const double extra = rest_of_poll_period(start, s4u::Engine::get_clock(), cost); extra > 0)
       s4u::this_actor::sleep_for(extra);
-  }
   charge_blocked(rank, trace::Kind::Poll, start, "polling (blocked until a polled object changes)");
   // Released to poll once more: the next empty poll blocks again.
   streak.count = released ? limit - 1 : 0;
