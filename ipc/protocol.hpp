@@ -13,7 +13,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 12;
+inline constexpr uint32_t kProtocolVersion = 13;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -659,6 +659,10 @@ struct Reply {
   // and the process answers polls of them itself (preload/local_polls.hpp).
   // 0: no local answers.
   double horizon = 0.0;
+  // How long after the process's own call at time t an event that call makes
+  // the NIC write can land (a PCIe write): a call the process queues itself
+  // (an append) brings the horizon back to t plus this.
+  double event_write_s = 0.0;
   PollStreakState poll_streak;
   union {
     HelloResult hello;

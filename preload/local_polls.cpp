@@ -38,6 +38,7 @@ struct Queue {
 };
 
 int64_t horizon_ns = 0; // of the latest reply (0: no local answers)
+int64_t event_write_ns = 0; // of the latest reply: Reply::event_write_s
 Queue queues_of_rank[ipc::kMaxMirroredQueues];
 uint32_t queue_count = 0;
 ipc::LocalPolls report;
@@ -174,6 +175,7 @@ int64_t block_ends(const Streak& counted, int64_t start, int64_t poll_cost_ns)
 void on_reply(const ipc::Reply& reply, const ipc::QueueMirror& mirror)
 {
   horizon_ns = reply.horizon > 0 ? to_ns(reply.horizon) : 0;
+  event_write_ns = to_ns(reply.event_write_s);
   margin_ns = kRoundingNs;
   streak.count = reply.poll_streak.count;
   streak.watched_known = reply.poll_streak.watched_count <= ipc::kMaxLocalPollQueues;
@@ -211,6 +213,12 @@ ipc::LocalPolls report_so_far()
 void end_streak()
 {
   streak.end();
+}
+
+void note_own_call(int64_t at_ns)
+{
+  if (horizon_ns > 0)
+    horizon_ns = std::min(horizon_ns, at_ns + event_write_ns);
 }
 
 void note_truncated_compute()

@@ -49,6 +49,11 @@ ipc::LocalPolls report_so_far();
 // append): it ends the poll streak, as in the server (portals/api.cpp).
 void end_streak();
 
+// A call of the process's own at `at_ns`, answered by the process itself (a
+// queued append), may make the NIC write events from then on: they land a
+// PCIe write later, which the horizon no longer goes beyond.
+void note_own_call(int64_t at_ns);
+
 // The process's clock moved by compute that it counts in whole nanoseconds
 // and the server does not: outcomes that close to a landing or the horizon
 // are left to the server, one nanosecond more each time.

@@ -425,6 +425,7 @@ ipc::Handle queue_append(const ipc::AppendArgs& args)
   // on being answered here (its events land after the horizon). It ends
   // the poll streak, as any call but a poll.
   local_polls::end_streak();
+  local_polls::note_own_call(planned.start_ns);
   queue(call, planned);
   return entry;
 }

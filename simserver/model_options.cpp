@@ -158,6 +158,12 @@ Option<bool> g_local_polls{"s4bxi/local-polls", nullptr,
                            "after the NIC writes it); the server charges those polls with the next call (same "
                            "simulated results, no round trip per such poll)",
                            true};
+Option<bool> g_horizon_from_traffic{
+    "s4bxi/horizon-from-traffic", nullptr,
+    "With s4bxi/local-polls: let the process answer its polls until the earliest time the NIC can write an event "
+    "given the messages on their way and the least latencies of the model (nic/landing_bounds.hpp), not only for a "
+    "PCIe write of an event after its last answer (same simulated results, fewer round trips)",
+    true};
 Option<bool> g_queued_puts{"s4bxi/queued-puts", nullptr,
                            "Let the process answer a PtlPut itself when it can check its arguments and its payload "
                            "fits the command (inline or PIO, at most 64 bytes): the Put goes to the server with the "
@@ -312,6 +318,7 @@ double poll_cost_s() { return g_poll_cost.get(); }
 int poll_block_after() { return g_poll_block.get(); }
 bool early_put_answer() { return g_early_put_answer.get(); }
 bool local_polls() { return g_local_polls.get(); }
+bool horizon_from_traffic() { return g_horizon_from_traffic.get(); }
 bool queued_puts() { return g_queued_puts.get(); }
 bool queued_appends() { return g_queued_appends.get(); }
 double sync_quantum_s() { return g_sync_quantum.get() > 0 ? g_sync_quantum.get() : 0; }

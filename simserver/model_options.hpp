@@ -21,6 +21,7 @@ double poll_cost_s();
 int poll_block_after();
 bool early_put_answer();
 bool local_polls();
+bool horizon_from_traffic();
 bool queued_puts();
 bool queued_appends();
 unsigned long poll_deadlock_after();

@@ -256,7 +256,12 @@ void RankProxy::reply(ipc::Reply reply)
   ipc::Channel* channel = world_.processes->channel(rank_);
   reply.now = s4u::Engine::get_clock();
   if (options::local_polls()) {
-    reply.horizon = portals::mirror_queues(world_.ranks[rank_], channel->mirror);
+    // No event not written yet lands before a PCIe write from now (what the
+    // mirror gives), nor before one from the NIC's earliest write.
+    const double now = reply.now;
+    reply.horizon = portals::mirror_queues(world_.ranks[rank_], channel->mirror) +
+                    (world_.landing.earliest_write(world_.ranks[rank_].node, now) - now);
+    reply.event_write_s = portals::event_landing_time(world_.ranks[rank_]) - now;
     reply.poll_streak = api_.poll_streak_state(world_.ranks[rank_]);
   }
   if (options::queued_appends())

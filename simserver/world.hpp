@@ -6,6 +6,7 @@
 #include "job/crash_reports.hpp"
 #include "job/livelock_watch.hpp"
 #include "job/rank_processes.hpp"
+#include "nic/landing_bounds.hpp"
 #include "nic/memory_work.hpp"
 #include "platform/cluster.hpp"
 #include "portals/objects.hpp"
@@ -129,6 +130,8 @@ struct World {
   std::vector<platform::Node> nodes;
   std::vector<RankPortals> ranks;
   std::vector<std::unique_ptr<nic::Nic>> nics; // indexed by nid
+  // How far ahead the ranks may answer their polls (nic/landing_bounds.hpp).
+  nic::LandingBounds landing;
   job::RankProcesses* processes = nullptr;
   job::LivelockWatch livelock; // told how every operation ended (nic/initiator.cpp)
   job::CrashReports crashes;   // filled by the rank watcher's thread

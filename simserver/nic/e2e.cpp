@@ -116,6 +116,7 @@ bool SequenceWindow::accept(uint64_t seq, uint64_t floor)
 void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
 {
   const double now = s4u::Engine::get_clock();
+  world_.landing.on_wire(*message, now);
   // A Put from a PTL_MD_UNRELIABLE MD is sent as without E2E: no sequence
   // number, no entry, no BXI ACK; lost, it is lost for good (its SEND event
   // comes all the same, see sent_unreliably).
@@ -152,6 +153,7 @@ void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
     statistics_.messages_lost++;
     XBT_VERB("%s to node %u lost", describe(*message).c_str(), message->dst_nid);
     trace_lost(*message, bytes_on_wire, "lost");
+    world_.landing.ended(*message);
     s4u::Comm::sendto_init(node_.nic, destination.node_.nic)->set_payload_size(static_cast<double>(bytes_on_wire))
         ->detach();
     return;
@@ -168,6 +170,7 @@ void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
           XBT_VERB("%s to node %u lost on a failed link", describe(*lost).c_str(), lost->dst_nid);
           trace_lost(*lost, bytes_on_wire, "lost on a failed link");
         }
+        world_.landing.ended(*lost);
         intrusive_ptr_release(lost);
       });
 }
@@ -228,8 +231,7 @@ bool Nic::accept_request(const Message& request)
   MessagePtr copy(new Message(*answer->second));
   copy->duplicate_answer = true;
   copy->acked = false;
-  const int lane = tx_lane(*copy);
-  queue(VirtualNetwork::Response).push_unbounded({std::move(copy), false}, lane);
+  enqueue(std::move(copy), false);
   return false;
 }
 
@@ -297,9 +299,13 @@ void Nic::arm_e2e_timer()
     e2e_.timer->remove();
     e2e_.timer = nullptr;
   }
+  // The deadline stays a bound of the NIC's writes (landing_bounds.hpp) from
+  // when it is set until the E2E engine has acted on it (it arms the next).
+  world_.landing.e2e_timer_cleared(node_.nid);
   if (e2e_.fifo.empty())
     return;
   e2e_.timer_deadline = e2e_.fifo.front().deadline;
+  world_.landing.e2e_timer_set(node_.nid, e2e_.timer_deadline);
   e2e_.timer = simgrid::kernel::timer::Timer::set(e2e_.timer_deadline, [this] {
     e2e_.timer = nullptr;
     e2e_.wake->release();
@@ -313,6 +319,7 @@ void Nic::e2e_loop()
     if (e2e_.timer != nullptr) {
       e2e_.timer->remove();
       e2e_.timer = nullptr;
+      world_.landing.e2e_timer_cleared(node_.nid);
     }
   });
   while (true) {
@@ -339,8 +346,7 @@ void Nic::expire(E2eEntries::iterator head)
            params_.max_retries);
   head->retransmitting = true;
   e2e_.retransmitting.splice(e2e_.retransmitting.end(), e2e_.fifo, head);
-  const int lane = tx_lane(*message);
-  queue(message->network()).push_unbounded({std::move(message), false}, lane);
+  enqueue(std::move(message), false);
 }
 
 void Nic::log_e2e_statistics() const

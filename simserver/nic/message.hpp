@@ -6,6 +6,7 @@
 
 #include "../portals/matching.hpp"
 #include "../portals/memory_region.hpp"
+#include "landing_bounds.hpp"
 #include "memory_work.hpp"
 #include "protocol.hpp"
 
@@ -124,6 +125,7 @@ struct Message {
   int retries = 0;               // retransmissions so far
   bool acked = false;            // acknowledged: a retransmission waiting in a TX queue is dropped
   RefCount refs;
+  TransitMark transit; // among the messages on their way (landing_bounds.hpp)
 
   double sent_at = 0; // simulated time a TX engine put it on the wire (for the trace)
 

@@ -139,6 +139,9 @@ private:
     return lanes[source % lanes.size()];
   }
   CommandQueue<TxItem>& queue(VirtualNetwork network) { return *queues_[static_cast<int>(network)]; }
+  // Queues a message for its TX engine; `holds_slot`: it takes a slot of the
+  // command queue (and may wait for one), else it is work the NIC creates.
+  void enqueue(MessagePtr message, bool holds_slot);
 
   World& world_;
   platform::Node node_;

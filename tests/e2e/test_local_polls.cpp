@@ -26,12 +26,12 @@ protected:
         double answered_in_process = -1;
     };
 
-    Outcome run_with(bool local, const std::vector<std::string> &job)
+    Outcome run_with(bool local, const std::vector<std::string> &job, const std::string &horizon = "yes")
     {
         const std::string answer = local ? "yes" : "no";
         TracedRun traced = run_traced(
             {"--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:" + answer, "--cfg=s4bxi/queued-puts:" + answer,
-             "--cfg=s4bxi/queued-appends:" + answer},
+             "--cfg=s4bxi/queued-appends:" + answer, "--cfg=s4bxi/horizon-from-traffic:" + horizon},
             job);
         Outcome outcome;
         outcome.result = traced.result;
@@ -76,6 +76,21 @@ TEST_P(LocalPollsOf, EverySimulatedResultIsTheSameWithAndWithout)
 {
     const auto &[ranks, name] = GetParam();
     same_with_and_without({"-n", std::to_string(ranks), program(name)});
+}
+
+// The horizon from the messages on their way (s4bxi/horizon-from-traffic,
+// nic/landing_bounds.hpp) against the one a PCIe write from the last answer:
+// the same simulated results, as many polls answered by the process or more.
+TEST_P(LocalPollsOf, TheHorizonFromTrafficChangesNothingButTheRoundTrips)
+{
+    const auto &[ranks, name] = GetParam();
+    const std::vector<std::string> job{"-n", std::to_string(ranks), program(name)};
+    const Outcome far = run_with(true, job, "yes");
+    const Outcome near = run_with(true, job, "no");
+    expect_same_simulated_end(far.result, near.result);
+    EXPECT_EQ(far.result.out, near.result.out);
+    EXPECT_TRUE(far.model_events == near.model_events) << "the NIC's events differ with the horizon from traffic";
+    EXPECT_GE(far.answered_in_process, near.answered_in_process) << describe(far.result) << describe(near.result);
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, LocalPollsOf,

@@ -1,0 +1,167 @@
+#include "landing_bounds.hpp"
+
+#include "message.hpp"
+#include "../platform/cluster.hpp"
+
+#include <simgrid/s4u/Link.hpp>
+#include <xbt/config.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace s4bxi::nic {
+
+void LandingBounds::configure(const std::vector<platform::Node>& nodes, const std::vector<NodeDelays>& delays,
+                              const std::vector<int>& ranks_on_node, bool exact_only)
+{
+  nodes_.clear();
+  for (const auto& node : nodes)
+    nodes_.push_back(&node);
+  delays_ = delays;
+  ranks_on_node_ = ranks_on_node;
+  exact_only_ = exact_only;
+  sending_.assign(nodes.size(), 0);
+  on_way_to_.assign(nodes.size(), {});
+  e2e_timer_.assign(nodes.size(), e2e_deadlines_.end());
+  least_tx_s_ = kNever;
+  for (const auto& node : delays_)
+    least_tx_s_ = std::min(least_tx_s_, node.tx_s);
+  if (delays_.empty())
+    least_tx_s_ = 0;
+
+  std::vector<unsigned> hosting;
+  for (unsigned n = 0; n < ranks_on_node_.size(); ++n)
+    if (ranks_on_node_[n] > 0)
+      hosting.push_back(n);
+  least_wire_into_.assign(nodes.size(), 0.0);
+  if (hosting.size() > kMeasuredNodes)
+    return; // too many routes to measure at start-up: no wire assumed
+  for (unsigned to : hosting) {
+    double least = kNever;
+    for (unsigned from : hosting)
+      if (from != to)
+        least = std::min(least, wire_latency(from, to));
+    least_wire_into_[to] = std::isinf(least) ? 0.0 : least;
+  }
+}
+
+bool LandingBounds::network_keeps_route_latencies()
+{
+  // (SMPI's model applies its own piecewise calibration, smpi/lat-factor.)
+  const std::string model = simgrid::config::get_value<std::string>("network/model");
+  return (model == "CM02" || model == "LV08") && simgrid::config::get_value<double>("network/latency-factor") >= 1.0;
+}
+
+double LandingBounds::wire_latency(unsigned from, unsigned to)
+{
+  const uint64_t key = (static_cast<uint64_t>(from) << 32) | to;
+  if (auto found = route_latency_.find(key); found != route_latency_.end())
+    return found->second;
+  std::vector<simgrid::s4u::Link*> links;
+  double latency = 0;
+  nodes_[from]->nic->route_to(nodes_[to]->nic, links, &latency);
+  route_latency_.emplace(key, latency);
+  return latency;
+}
+
+double LandingBounds::handling_bound(const Message& message, double sent)
+{
+  const NodeDelays& at = delays_[message.dst_nid];
+  double delay = 0; // a BXI ACK is handled as it arrives (nic.cpp, rx_loop)
+  if (message.kind != Message::Kind::BxiAck)
+    delay = message.network() == VirtualNetwork::Request ? at.rx_s : at.response_s;
+  return sent + wire_latency(message.src_nid, message.dst_nid) + delay;
+}
+
+void LandingBounds::begin(Message& message, double bound)
+{
+  TransitMark& mark = message.transit;
+  if (mark.count > 0 && bound >= mark.bound) {
+    mark.count++;
+    return;
+  }
+  if (mark.count > 0) {
+    on_way_to_[message.dst_nid].erase(mark.at_destination);
+    on_way_.erase(mark.anywhere);
+  }
+  mark.bound = bound;
+  mark.at_destination = on_way_to_[message.dst_nid].insert(bound);
+  mark.anywhere = on_way_.insert(bound);
+  mark.count++;
+}
+
+void LandingBounds::advance(Message& message, double bound)
+{
+  TransitMark& mark = message.transit;
+  // Twice on its way: which copy this is, is not known; the earlier bound stays.
+  if (mark.count != 1 || bound <= mark.bound)
+    return;
+  on_way_to_[message.dst_nid].erase(mark.at_destination);
+  on_way_.erase(mark.anywhere);
+  mark.bound = bound;
+  mark.at_destination = on_way_to_[message.dst_nid].insert(bound);
+  mark.anywhere = on_way_.insert(bound);
+}
+
+void LandingBounds::begin_tx(Message& message, double now)
+{
+  sending_[message.src_nid]++;
+  begin(message, handling_bound(message, now));
+}
+
+void LandingBounds::end_tx(const Message& message)
+{
+  sending_[message.src_nid]--;
+}
+
+void LandingBounds::on_wire(Message& message, double now)
+{
+  if (message.kind == Message::Kind::BxiAck)
+    begin(message, handling_bound(message, now));
+  else
+    advance(message, handling_bound(message, now));
+}
+
+void LandingBounds::ended(Message& message)
+{
+  TransitMark& mark = message.transit;
+  if (mark.count == 0)
+    return;
+  if (--mark.count > 0)
+    return;
+  on_way_to_[message.dst_nid].erase(mark.at_destination);
+  on_way_.erase(mark.anywhere);
+}
+
+void LandingBounds::e2e_timer_set(unsigned node, double deadline)
+{
+  e2e_timer_cleared(node);
+  e2e_timer_[node] = e2e_deadlines_.insert(deadline);
+}
+
+void LandingBounds::e2e_timer_cleared(unsigned node)
+{
+  if (e2e_timer_[node] == e2e_deadlines_.end())
+    return;
+  e2e_deadlines_.erase(e2e_timer_[node]);
+  e2e_timer_[node] = e2e_deadlines_.end();
+}
+
+double LandingBounds::earliest_write(unsigned node, double now) const
+{
+  if (exact_only_ || sending_[node] > 0)
+    return now;
+  double bound = kNever;
+  if (const auto& to_node = on_way_to_[node]; not to_node.empty())
+    bound = std::min(bound, *to_node.begin());
+  if (not on_way_.empty())
+    bound = std::min(bound, *on_way_.begin() + least_wire_into_[node]);
+  const double wire = ranks_on_node_[node] > 1 ? 0.0 : least_wire_into_[node];
+  bound = std::min(bound, now + least_tx_s_ + wire + delays_[node].rx_s);
+  if (not e2e_deadlines_.empty())
+    bound = std::min(bound, *e2e_deadlines_.begin());
+  return std::max(bound, now);
+}
+
+} // namespace s4bxi::nic

@@ -1,0 +1,122 @@
+// How far ahead a rank may answer its polls itself (preload/local_polls.hpp):
+// the earliest simulated time at which the NIC of its node can write an event
+// that is not written yet. Every event is written by a NIC when it handles a
+// message (the target's RX engine; the initiator's RX engine for a response;
+// the TX engine for the SEND event of a message it sends), when E2E gives up
+// on a message (at a timer's deadline), or at once by a call of the rank
+// itself (which the process knows of). So the bound for node D, at time `now`
+// while the ranks wait for the simulation (no rank acts before `now`), is the
+// earliest of:
+// - `now`, while D's TX engines have messages to send (SEND events);
+// - for each message on its way to D (from the TX queue it entered to the end
+//   of its handling at D): the time it went on the wire (or entered the
+//   queue), plus the wire latency of its route, plus D's RX delay for its
+//   kind (none for a BXI ACK);
+// - a message not created yet: one that the handling of a message on its way
+//   anywhere creates (a response, a BXI ACK, a released triggered operation)
+//   at the earliest at that handling's bound, plus the least wire latency
+//   from another node to D (a message created at D for D is on its way to D
+//   already counted); one that a rank's call creates, at `now` at the
+//   earliest, through a TX delay, that wire and D's RX delay (no wire when
+//   another rank shares D: loopback); one that E2E sends again, at its
+//   timer's deadline;
+// and the rank's horizon is that bound plus the PCIe write of an event.
+// Quick ACKs (the target's RX engine completes the initiator's operation
+// itself) make the initiator's events unpredictable that way: with them the
+// bound is `now`, as without this class.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+namespace s4bxi::platform {
+struct Node;
+}
+
+namespace s4bxi::nic {
+
+struct Message;
+
+// A message's place among the messages on their way (Message::transit). A
+// message may be on its way twice (E2E sends it again before the first copy
+// is handled): the bound kept is the earlier one, until both are done.
+// A copy of a message is another message, not yet on its way.
+struct TransitMark {
+  int count = 0;
+  double bound = 0.0;
+  std::multiset<double>::iterator at_destination;
+  std::multiset<double>::iterator anywhere;
+  TransitMark() = default;
+  TransitMark(const TransitMark&) noexcept {}
+  TransitMark& operator=(const TransitMark&) noexcept { return *this; }
+};
+
+// What one node's NIC contributes: its delays (nic_parameters.hpp).
+struct NodeDelays {
+  double tx_s = 0;
+  double rx_s = 0;       // requests
+  double response_s = 0; // responses (ACK, Get response); BXI ACKs have none
+};
+
+class LandingBounds {
+public:
+  static constexpr double kNever = std::numeric_limits<double>::infinity();
+
+  // `ranks_on_node[n]`: how many ranks node n hosts. Routes are measured
+  // between the nodes that host ranks (all pairs up to kMeasuredNodes of
+  // them; beyond, a message not created yet is taken to cross no wire).
+  // `exact_only`: no bound beyond `now` (s4bxi/horizon-from-traffic:no, or
+  // quick ACKs).
+  void configure(const std::vector<platform::Node>& nodes, const std::vector<NodeDelays>& delays,
+                 const std::vector<int>& ranks_on_node, bool exact_only);
+  static constexpr size_t kMeasuredNodes = 64;
+
+  // Whether SimGrid's network model takes at least a route's latency to
+  // cross it (the bounds rely on it): the max-min models CM02 and LV08 with
+  // a latency factor of at least 1. Not ns-3, not a constant network, not
+  // SMPI's calibrated factors (some are below 1).
+  [[nodiscard]] static bool network_keeps_route_latencies();
+
+  // A message enters a TX queue of node `message.src_nid` (`begin_tx`), the
+  // TX engine is done with it (`end_tx`: sent, or dropped as acknowledged).
+  void begin_tx(Message& message, double now);
+  void end_tx(const Message& message);
+  // It goes on the wire (a BXI ACK, which enters no queue, starts its way here).
+  void on_wire(Message& message, double now);
+  // Its way ends: handled by its destination's RX engine, lost, or dropped
+  // before it was sent.
+  void ended(Message& message);
+
+  // An E2E timer of a node is set for `deadline`, or removed / fired.
+  void e2e_timer_set(unsigned node, double deadline);
+  void e2e_timer_cleared(unsigned node);
+
+  // The earliest time the NIC of `node` can write an event it has not
+  // written yet, as seen at `now` (never before `now`).
+  [[nodiscard]] double earliest_write(unsigned node, double now) const;
+
+private:
+  [[nodiscard]] double wire_latency(unsigned from, unsigned to);
+  [[nodiscard]] double handling_bound(const Message& message, double sent);
+  void begin(Message& message, double bound);
+  void advance(Message& message, double bound);
+
+  std::vector<const platform::Node*> nodes_;
+  std::vector<NodeDelays> delays_;
+  std::vector<int> ranks_on_node_;
+  bool exact_only_ = true;
+  double least_tx_s_ = 0;
+  std::vector<double> least_wire_into_; // per node: the least route latency from another node hosting ranks
+  std::unordered_map<uint64_t, double> route_latency_; // (from << 32 | to) -> seconds, measured when first needed
+  std::vector<int> sending_;                            // per node: messages in its TX queues and engines
+  std::vector<std::multiset<double>> on_way_to_;        // per node: bounds of the messages on their way to it
+  std::multiset<double> on_way_;                        // all of them
+  std::vector<std::multiset<double>::iterator> e2e_timer_; // per node, or end() when none
+  std::multiset<double> e2e_deadlines_;
+};
+
+} // namespace s4bxi::nic

@@ -1,0 +1,168 @@
+// nic/landing_bounds.hpp: the earliest time a node's NIC can write an event
+// it has not written yet, from the messages on their way and the least
+// latencies of a real platform (a SimGrid engine with a generated fat tree).
+#include "model_options.hpp"
+#include "nic/landing_bounds.hpp"
+#include "nic/message.hpp"
+#include "platform/cluster.hpp"
+
+#include <gtest/gtest.h>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Link.hpp>
+
+#include <memory>
+
+namespace {
+
+using s4bxi::nic::LandingBounds;
+using s4bxi::nic::Message;
+using s4bxi::nic::NodeDelays;
+
+constexpr double kTx = 10e-9, kRx = 200e-9, kResponse = 150e-9;
+
+class LandingBoundsTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite()
+  {
+    s4bxi::options::declare();
+    static int argc = 1;
+    static char name[] = "test";
+    static char* argv[] = {name, nullptr};
+    engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
+    nodes_ = s4bxi::platform::load_cluster("fattree:2;2,2;1,1;1,1"); // 4 nodes, 2 per leaf
+  }
+
+  // The route latency between two nodes' NICs, as SimGrid gives it.
+  static double route(unsigned from, unsigned to)
+  {
+    std::vector<simgrid::s4u::Link*> links;
+    double latency = 0;
+    nodes_[from].nic->route_to(nodes_[to].nic, links, &latency);
+    return latency;
+  }
+
+  void configure(std::vector<int> ranks_on_node, bool exact_only = false)
+  {
+    bounds_.configure(nodes_, std::vector<NodeDelays>(nodes_.size(), {kTx, kRx, kResponse}), ranks_on_node,
+                      exact_only);
+  }
+
+  static std::unique_ptr<Message> message(Message::Kind kind, unsigned from, unsigned to)
+  {
+    auto m = std::make_unique<Message>();
+    m->kind = kind;
+    m->src_nid = from;
+    m->dst_nid = to;
+    return m;
+  }
+
+  static inline std::unique_ptr<simgrid::s4u::Engine> engine_;
+  static inline std::vector<s4bxi::platform::Node> nodes_;
+  LandingBounds bounds_;
+};
+
+TEST_F(LandingBoundsTest, NothingOnItsWayLeavesOnlyANewCallsMessage)
+{
+  configure({1, 1, 1, 1});
+  const double least_into_0 = std::min({route(1, 0), route(2, 0), route(3, 0)});
+  ASSERT_GT(least_into_0, 0);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, 1e-3), 1e-3 + kTx + least_into_0 + kRx);
+  // Another rank on the node may send to it without a wire.
+  configure({2, 1, 1, 1});
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, 1e-3), 1e-3 + kTx + kRx);
+}
+
+TEST_F(LandingBoundsTest, ExactOnlyIsNow)
+{
+  configure({1, 1, 1, 1}, true);
+  EXPECT_EQ(bounds_.earliest_write(0, 1e-3), 1e-3);
+}
+
+TEST_F(LandingBoundsTest, AMessageBoundsItsDestinationFromTheWireAndItsSourceWhileSending)
+{
+  configure({1, 1, 1, 1});
+  auto put = message(Message::Kind::Put, 1, 0); // same leaf: the least wire into node 0
+  const double start = 1e-3;
+  bounds_.begin_tx(*put, start);
+  // At its source, the TX engine may write its SEND event at once.
+  EXPECT_EQ(bounds_.earliest_write(1, start), start);
+  // At its destination: queued now, it is handled a wire and an RX delay
+  // later at the earliest (before what a new call could send: no TX delay).
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, start), start + route(1, 0) + kRx);
+  const double sent = start + kTx;
+  bounds_.on_wire(*put, sent);
+  bounds_.end_tx(*put);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, sent), sent + route(1, 0) + kRx);
+  // Its source can be written when the response comes back (the target
+  // handles the request, answers, the answer crosses a wire), or when a new
+  // call of another node's rank sends it a message, whichever is earlier.
+  const double least_into_1 = std::min({route(0, 1), route(2, 1), route(3, 1)});
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(1, sent),
+                   std::min(sent + route(1, 0) + kRx + least_into_1, sent + kTx + least_into_1 + kRx));
+  // Later, only the response is left that early.
+  const double later = sent + route(1, 0);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(1, later), sent + route(1, 0) + kRx + least_into_1);
+  // Handled: only what a new call would send is left.
+  bounds_.ended(*put);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, sent), sent + kTx + route(1, 0) + kRx);
+  // A message across the tree (more links) bounds its destination later than
+  // a new call from the same leaf would.
+  auto far = message(Message::Kind::Put, 3, 0);
+  bounds_.begin_tx(*far, sent);
+  bounds_.on_wire(*far, sent);
+  bounds_.end_tx(*far);
+  ASSERT_GT(route(3, 0), route(1, 0) + kTx);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, sent), sent + kTx + route(1, 0) + kRx);
+  bounds_.ended(*far);
+}
+
+TEST_F(LandingBoundsTest, ABxiAckIsHandledAsItArrives)
+{
+  configure({1, 1, 1, 1});
+  auto ack = message(Message::Kind::BxiAck, 1, 0); // same leaf
+  bounds_.on_wire(*ack, 2e-3);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, 2e-3), 2e-3 + route(1, 0));
+  bounds_.ended(*ack);
+  auto response = message(Message::Kind::Ack, 1, 0);
+  bounds_.on_wire(*response, 2e-3); // (never queued: counts as on its way anyway)
+  bounds_.begin_tx(*response, 2e-3);
+  bounds_.end_tx(*response);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, 2e-3), 2e-3 + route(1, 0) + kResponse);
+}
+
+TEST_F(LandingBoundsTest, TwiceOnItsWayKeepsTheEarlierUntilBothAreDone)
+{
+  configure({1, 1, 1, 1});
+  auto put = message(Message::Kind::Put, 1, 0);
+  bounds_.begin_tx(*put, 1e-3);
+  bounds_.on_wire(*put, 1e-3);
+  bounds_.end_tx(*put);
+  bounds_.begin_tx(*put, 5e-3); // E2E sends it again while the first copy is still on its way
+  bounds_.on_wire(*put, 5e-3);
+  bounds_.end_tx(*put);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, 1e-3), 1e-3 + route(1, 0) + kRx);
+  bounds_.ended(*put);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, 1e-3), 1e-3 + route(1, 0) + kRx);
+  bounds_.ended(*put);
+  EXPECT_GT(bounds_.earliest_write(0, 1e-3), 1e-3 + route(1, 0) + kRx);
+  // A copy of a message (a response sent again) is not on its way.
+  Message copy(*put);
+  EXPECT_EQ(copy.transit.count, 0);
+}
+
+TEST_F(LandingBoundsTest, AnE2eDeadlineBoundsEveryNodeUntilCleared)
+{
+  configure({1, 1, 1, 1});
+  bounds_.e2e_timer_set(2, 1e-3 + 100e-9);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, 1e-3), 1e-3 + 100e-9);
+  bounds_.e2e_timer_set(2, 1e-3 + 50e-9); // the head changed
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(1, 1e-3), 1e-3 + 50e-9);
+  bounds_.e2e_timer_cleared(2);
+  EXPECT_GT(bounds_.earliest_write(0, 1e-3), 1e-3 + 100e-9);
+  // Never before now.
+  bounds_.e2e_timer_set(1, 0.5e-3);
+  EXPECT_EQ(bounds_.earliest_write(0, 1e-3), 1e-3);
+  bounds_.e2e_timer_cleared(1);
+}
+
+} // namespace
