@@ -149,12 +149,15 @@ Reply Api::search(RankPortals& rank, const ipc::SearchArgs& args)
   entry.matching = args.is_matching != 0;
   const auto walk = args.op == ipc::SearchOp::Only ? UnexpectedWalk::SearchOnly : UnexpectedWalk::SearchDelete;
   // Counting searches (the current generation of Sandia's ABI, Portals 4.3):
-  // with a CT and PTL_ME_EVENT_CT_OVERFLOW, each match adds to success (its
-  // mlength with PTL_ME_EVENT_CT_BYTES), SEARCH_ONLY and SEARCH_DELETE alike,
-  // and the search's end adds one failure: always for a persistent entry,
-  // only when nothing matched for a use-once entry (it consumes one header).
-  // Otherwise (the legacy Sandia and BXI ABIs) Portals 4.1's behaviour: a
-  // search counts only what a search-delete consumes, through
+  // the search entry's counter counts, whatever its event options: each
+  // match adds to success (its mlength with PTL_ME_EVENT_CT_BYTES),
+  // SEARCH_ONLY and SEARCH_DELETE alike, and the search's end adds one
+  // failure: always for a persistent entry, only when nothing matched for a
+  // use-once entry (it consumes one header). Sandia's own tests
+  // (test_search_only_counter_{me,le}: {2,1} for two matches, with neither
+  // PTL_ME_EVENT_CT_OVERFLOW nor PTL_ME_EVENT_CT_COMM) pass on its
+  // implementation. Otherwise (the legacy Sandia and BXI ABIs) Portals 4.1's
+  // behaviour: a search counts only what a search-delete consumes, through
   // PTL_ME_EVENT_CT_OVERFLOW.
   const bool counting = args.counting != 0;
   const std::size_t matches = walk_unexpected(rank, *ni, pt, args.pt_index, entry, walk, counting);
@@ -166,8 +169,7 @@ Reply Api::search(RankPortals& rank, const ipc::SearchArgs& args)
     event.pt_index = args.pt_index;
     post_event(rank, *ni, pt.eq, event);
   }
-  if (counting && (args.entry.options & kEntryEventCtOverflow) != 0 &&
-      ((args.entry.options & kEntryUseOnce) == 0 || matches == 0))
+  if (counting && ((args.entry.options & kEntryUseOnce) == 0 || matches == 0))
     post_counter(rank, *ni, args.entry.ct, 0, 1);
   // The search is done by the NIC while the call waits, as in Sandia's
   // implementation: it returns once what it wrote back (its events, its

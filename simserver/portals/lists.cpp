@@ -134,7 +134,7 @@ std::size_t walk_unexpected(RankPortals& rank, NetworkInterface& ni, PortalTable
       }
       post_event(rank, ni, pt.eq, event);
     }
-    if ((not search_only || counting) && (options & kEntryEventCtOverflow) != 0) {
+    if (counting || (not search_only && (options & kEntryEventCtOverflow) != 0)) {
       const uint64_t amount = (options & kEntryEventCtBytes) != 0 ? it->mlength : 1;
       post_counter(rank, ni, entry.entry.ct, amount, 0);
     }

@@ -28,9 +28,9 @@ enum class UnexpectedWalk {
 //
 // `counting` (searches only): the search counts on the entry's CT, as in the
 // current generation of Sandia's ABI (Portals 4.3): every match, SEARCH_ONLY
-// included, is a success with PTL_ME_EVENT_CT_OVERFLOW (the caller counts the
-// search's end as a failure). Without it, the 4.1 behaviour: only what a
-// search-delete consumes is counted.
+// included, is a success, whatever the entry's event options (the caller
+// counts the search's end as a failure). Without it, the 4.1 behaviour: only
+// what a search-delete consumes is counted, with PTL_ME_EVENT_CT_OVERFLOW.
 //
 // A persistent, locally managed ME appended with PTL_ME_LOCAL_INC_UH_RLENGTH
 // takes each matching header into its local offset (by the header's

@@ -243,5 +243,19 @@ TEST_F(Conformance, CurrentGenerationOptionsOnFourRanks)
         << describe(r);
 }
 
+// Counting searches (current generation), Sandia's cases: PtlCTSet to zero,
+// the search, and PtlCTGet as soon as it returns reads {2,1} for two matches
+// of a persistent SEARCH_ONLY entry, with or without
+// PTL_ME_EVENT_CT_OVERFLOW; SEARCH_DELETE, use-once entries, PtlLESearch.
+TEST_F(Conformance, SearchesCountBeforeTheyReturn)
+{
+    for (int nranks : {1, 2}) {
+        auto r = run_program("search_counters", nranks);
+        EXPECT_TRUE(contains(r.out, "search_counters: rank " + std::to_string(nranks - 1) +
+                                        " read 16 counters right after their searches"))
+            << describe(r);
+    }
+}
+
 } // namespace
 } // namespace e2e
