@@ -67,8 +67,8 @@ Reply Api::append(RankPortals& rank, const ipc::AppendArgs& args)
        ((args.entry.options & kEntryLocalIncUhRlength) != 0 && unlinks_after(linked)))) {
     // A use-once entry spent its one use on a message that had already
     // arrived, or a PTL_ME_LOCAL_INC_UH_RLENGTH entry has less than min_free
-    // left once the matching headers are taken: it is never linked (its
-    // handle is already stale), but it is unlinked as far as events go.
+    // left once the matching headers are taken: it is never linked, but it is
+    // unlinked as far as events go.
     if ((args.entry.options & kEntryEventUnlinkDisable) == 0) {
       ipc::Event event{};
       event.type = ipc::EventKind::AutoUnlink;
@@ -76,7 +76,16 @@ Reply Api::append(RankPortals& rank, const ipc::AppendArgs& args)
       event.pt_index = args.pt_index;
       post_event(rank, *ni, pt.eq, event);
     }
-    ni->entries.erase(*index);
+    if ((args.entry.options & kEntryUseOnce) != 0) {
+      ni->entries.erase(*index); // its handle is stale at once
+    } else {
+      // A program cannot tell whether such an entry got linked (it depends
+      // on the headers that had arrived), so it unlinks it anyway, and
+      // Sandia's implementation answers PTL_OK (its
+      // test_manage_local_and_inc_uh_rlength): the handle stays valid, for
+      // an entry in no list, until PtlMEUnlink.
+      linked.linked = false;
+    }
     return reply;
   }
   list.push_back(*index);
@@ -126,8 +135,10 @@ Reply Api::unlink(RankPortals& rank, ipc::Handle handle)
   ListEntry* entry = ni ? ni->entries.find(decoded->index) : nullptr;
   if (entry == nullptr)
     return status(Status::ArgInvalid);
-  auto& pt = ni->portal_table[entry->pt_index];
-  (entry->list == ipc::ListKind::Priority ? pt.priority : pt.overflow).remove(decoded->index);
+  if (entry->linked) {
+    auto& pt = ni->portal_table[entry->pt_index];
+    (entry->list == ipc::ListKind::Priority ? pt.priority : pt.overflow).remove(decoded->index);
+  }
   ni->entries.erase(decoded->index);
   return status(Status::Ok);
 }

@@ -103,7 +103,7 @@ struct ListEntry {
   ipc::ListKind list = ipc::ListKind::Priority;
   bool matching = true;     // ME (true) or LE
   uint64_t local_offset = 0; // next offset for PTL_ME_MANAGE_LOCAL
-  bool linked = true;
+  bool linked = true; // false: unlinked at append, its handle kept for PtlMEUnlink (api_lists.cpp)
 };
 
 // A message that landed in an overflow-list entry: the target remembers its

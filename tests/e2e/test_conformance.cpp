@@ -257,5 +257,18 @@ TEST_F(Conformance, SearchesCountBeforeTheyReturn)
     }
 }
 
+// An ME that PTL_ME_LOCAL_INC_UH_RLENGTH used up at append is not linked,
+// but PtlMEUnlink of its handle answers PTL_OK once, as in Sandia's
+// implementation (test_manage_local_and_inc_uh_rlength).
+TEST_F(Conformance, UnlinkOfAnEntryUsedUpAtAppend)
+{
+    for (int nranks : {1, 2}) {
+        auto r = run_program("inc_uh_rlength_unlink", nranks);
+        EXPECT_TRUE(contains(r.out, "inc_uh_rlength_unlink: rank " + std::to_string(nranks - 1) +
+                                        " unlinked the MEs used up at append"))
+            << describe(r);
+    }
+}
+
 } // namespace
 } // namespace e2e
