@@ -409,18 +409,12 @@ void Nic::sent_unreliably(const Message& request)
 {
   if (request.network() != VirtualNetwork::Request || not request.op)
     return;
-  // Without E2E the NIC never reads the buffer again: SEND now, and an
-  // operation that gets no data back holds its MDs no longer (a Portals ACK
-  // may still come, or not if the target's entry disables it).
+  // Without E2E the NIC never reads the buffer again: SEND now, which frees
+  // the MD it was read from (a Portals ACK may still come, or not if the
+  // target's entry disables it; a reply still lands in its own MD).
   InitiatorOp& op = *request.op;
-  if (not op.sends_data())
-    return;
-  if (not op.send_event_sent) {
+  if (op.sends_data())
     deliver_send_event(op, ipc::FailKind::Ok);
-    op.send_event_sent = true;
-  }
-  if (not op.receives_data())
-    release_buffers(op);
 }
 
 } // namespace s4bxi::nic

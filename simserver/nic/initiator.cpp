@@ -46,10 +46,34 @@ void count(RankPortals& rank, portals::NetworkInterface& ni, const LocalBuffer& 
   portals::post_counter(rank, ni, buffer.md.ct, success ? amount : 0, success ? 0 : 1);
 }
 
+// The MD `handle` stops counting the operation as in flight, once.
+void release_md(World& world, const InitiatorOp& op, ipc::Handle handle, bool& released)
+{
+  if (released)
+    return;
+  released = true;
+  RankPortals& rank = world.ranks[op.rank];
+  portals::NetworkInterface* ni = rank.alive ? rank.ni(op.ni_slot) : nullptr;
+  if (ni == nullptr)
+    return;
+  if (auto decoded = portals::decode_handle(handle))
+    if (auto* md = ni->mds.find(decoded->index); md != nullptr && md->operations_in_flight > 0)
+      md->operations_in_flight--;
+}
+
 } // namespace
 
-void Nic::deliver_send_event(const InitiatorOp& op, ipc::FailKind fail)
+void Nic::deliver_send_event(InitiatorOp& op, ipc::FailKind fail)
 {
+  if (op.send_event_sent)
+    return; // once, whatever retransmissions and answers follow
+  op.send_event_sent = true;
+  // The MD is the program's again once the SEND event says its data left it,
+  // acknowledgment or not: Sandia's implementation drops the operation's
+  // reference to the MD before it posts SEND (src/ib/ptl_init.c,
+  // early_send_event), so PtlMDRelease right after a SEND count succeeds
+  // while the ACK is still on its way.
+  release_put_buffer(op);
   RankPortals& rank = world_.ranks[op.rank];
   portals::NetworkInterface* ni = rank.ni(op.ni_slot);
   if (ni == nullptr)
@@ -79,19 +103,15 @@ void Nic::note_outcome(const InitiatorOp& op, const Message& answer)
                              portals::fail_name(answer.fail));
 }
 
+void Nic::release_put_buffer(InitiatorOp& op)
+{
+  release_md(world_, op, op.put.handle, op.put_released);
+}
+
 void Nic::release_buffers(InitiatorOp& op)
 {
-  if (op.buffers_released)
-    return;
-  op.buffers_released = true;
-  RankPortals& rank = world_.ranks[op.rank];
-  portals::NetworkInterface* ni = rank.alive ? rank.ni(op.ni_slot) : nullptr;
-  if (ni == nullptr)
-    return;
-  for (ipc::Handle handle : {op.put.handle, op.get.handle})
-    if (auto decoded = portals::decode_handle(handle))
-      if (auto* md = ni->mds.find(decoded->index); md != nullptr && md->operations_in_flight > 0)
-        md->operations_in_flight--;
+  release_md(world_, op, op.put.handle, op.put_released);
+  release_md(world_, op, op.get.handle, op.get_released);
 }
 
 void Nic::handle_response(MessagePtr message)
@@ -121,7 +141,7 @@ void Nic::complete_operation(MessagePtr message)
 
   // The SEND event of a payload too large to stay in the NIC comes with the
   // response: the buffer was in use until then.
-  if (op.sends_data() && not op.send_event_sent)
+  if (op.sends_data())
     deliver_send_event(op, message->fail);
 
   if (message->kind == Message::Kind::GetResponse) {

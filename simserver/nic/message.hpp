@@ -47,7 +47,8 @@ struct InitiatorOp {
   ipc::AtomicOp atomic_op = ipc::AtomicOp::Min; // atomics: reported in the events
   ipc::AtomicType atomic_type = ipc::AtomicType::Int8;
   bool send_event_sent = false; // SEND already delivered (small payload, at departure)
-  bool buffers_released = false; // its MDs no longer count it as in flight
+  bool put_released = false;     // the MD it sends from no longer counts it as in flight
+  bool get_released = false;     // nor the MD its reply lands in
   bool completed = false;        // its last event is out (answer, failure): later answers are ignored
   // Held while the NIC may still read the initiator's memory (a DMA read of
   // the payload) or write it (a Get's or fetching atomic's reply data).

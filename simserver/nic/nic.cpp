@@ -204,16 +204,11 @@ void Nic::transmit(Message* message)
   traffic.payload_bytes += length;
   traffic.wire_bytes += bytes_on_wire;
 
-  if (early_send && op && not op->send_event_sent) { // not again for a retransmission
-    // Small payloads stay in the NIC's E2E context: the buffer is reusable now.
+  // Small payloads stay in the NIC's E2E context: the buffer is reusable now,
+  // and its MD may be released, whatever the NIC still does for reliability
+  // (it retransmits from its own copy) and whether an acknowledgment is owed.
+  if (early_send && op)
     deliver_send_event(*op, ipc::FailKind::Ok);
-    op->send_event_sent = true;
-    // Without an acknowledgment the SEND event ends the operation for the
-    // program (Portals 4.1, 3.15): its MD may be released, whatever the NIC
-    // still does for reliability (it retransmits from its own copy).
-    if (op->ack_req == ipc::AckRequest::None)
-      release_buffers(*op);
-  }
   if (dma_read) {
     dma_read->wait();
     account_pcie(statistics_, node_.nid, trace::Kind::PcieDmaRead, traced.rank, length, start,

@@ -89,6 +89,10 @@ private:
   // Initiator side (initiator.cpp): reply data, SEND/ACK/REPLY events and counts.
   void handle_response(MessagePtr message);
   void complete_operation(MessagePtr message);
+  // The MDs of an operation stop counting it as in flight (PtlMDRelease
+  // answers PTL_IN_USE until then): the one it sends from at its SEND event,
+  // the one its reply lands in at its end (initiator.cpp).
+  void release_put_buffer(InitiatorOp& op);
   void release_buffers(InitiatorOp& op);
   // Tells the livelock watch how the operation ended.
   void note_outcome(const InitiatorOp& op, const Message& answer);
@@ -127,7 +131,8 @@ private:
   // `fail` to PTL_NI_SEGV if the memory is not there.
   void write_to_host(pid_t pid, const portals::MemoryRegion& region, uint64_t offset,
                      const std::vector<unsigned char>& bytes, uint64_t length, ipc::FailKind& fail);
-  void deliver_send_event(const InitiatorOp& op, ipc::FailKind fail);
+  // The payload is out of the MD: SEND event and count, and the MD is free.
+  void deliver_send_event(InitiatorOp& op, ipc::FailKind fail);
   // The NIC is about to touch a rank's memory (memory_work.cpp).
   void touch_memory(const RankPortals& rank);
 

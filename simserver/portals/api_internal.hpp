@@ -66,8 +66,10 @@ template <class T> ipc::Reply created(SlotTable<T>& table, T value, HandleKind k
   return reply;
 }
 
-// The MDs of an operation stay in use (PtlMDRelease answers PTL_IN_USE)
-// until its response, or until a pending triggered operation is cancelled.
+// The MDs of an operation stay in use (PtlMDRelease answers PTL_IN_USE): the
+// one it sends from until its SEND event, the one its reply lands in until
+// the reply (nic/initiator.cpp), both until a pending triggered operation is
+// cancelled.
 inline void hold_buffers(RankPortals& rank, const nic::InitiatorOp& op)
 {
   NetworkInterface* ni = rank.ni(op.ni_slot);

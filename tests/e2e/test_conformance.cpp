@@ -7,6 +7,8 @@
 // checked, so that a program that silently skipped its work fails here.
 #include "e2e_test.hpp"
 
+#include <tuple>
+
 namespace e2e {
 namespace {
 
@@ -14,12 +16,14 @@ class Conformance : public E2ETest {
 protected:
     // Runs `name` (built against the default flavour, Sandia's current
     // generation; "<abi>/name" built against the flavour `abi`, "bxi" or
-    // "sandia-legacy") on `nranks` ranks and expects every rank to pass.
-    RunResult run_program(const std::string &name, int nranks, const std::string &abi = "")
+    // "sandia-legacy") on `nranks` ranks, with the launcher's `options`,
+    // and expects every rank to pass.
+    RunResult run_program(const std::string &name, int nranks, const std::string &abi = "",
+                          const std::vector<std::string> &options = {})
     {
-        std::vector<std::string> args;
+        std::vector<std::string> args = options;
         if (!abi.empty())
-            args = {"--abi", abi};
+            args.insert(args.end(), {"--abi", abi});
         args.insert(args.end(), {"-n", std::to_string(nranks), program(abi.empty() ? name : abi + "/" + name)});
         auto r = run(args);
         expect_success(r, nranks);
@@ -269,6 +273,35 @@ TEST_F(Conformance, UnlinkOfAnEntryUsedUpAtAppend)
             << describe(r);
     }
 }
+
+// An MD is free once the SEND event of the operation reading it is out, its
+// acknowledgment still on its way (Sandia's test_triggered_{ME,LE}_put); the
+// MD a reply lands in, once the reply is in. Without compute the
+// acknowledgment is always still on its way at the release: the outcome
+// does not depend on timing.
+class MdReleaseAfterSend : public Conformance,
+                           public ::testing::WithParamInterface<std::tuple<std::string, int>> {};
+
+TEST_P(MdReleaseAfterSend, WhileTheAcknowledgmentIsInFlight)
+{
+    const auto &[abi, nranks] = GetParam();
+    auto r = run_program("md_release_after_send", nranks, abi, {"--cfg=s4bxi/compute:none"});
+    for (int rank = 0; rank < nranks; ++rank)
+        EXPECT_TRUE(contains(r.out, "md_release_after_send: rank " + std::to_string(rank) +
+                                        " released 2 MDs after SEND, 2 with the acknowledgment in flight"))
+            << "rank " << rank << "\n" << describe(r);
+}
+
+INSTANTIATE_TEST_SUITE_P(Abis, MdReleaseAfterSend,
+                         ::testing::Values(std::make_tuple(std::string(""), 1), std::make_tuple(std::string(""), 2),
+                                           std::make_tuple(std::string("bxi"), 2),
+                                           std::make_tuple(std::string("sandia-legacy"), 2)),
+                         [](const auto &info) {
+                             const std::string abi = std::get<0>(info.param).empty() ? "sandia"
+                                                                                      : std::get<0>(info.param);
+                             return (abi == "sandia-legacy" ? std::string("sandia_legacy") : abi) + "_" +
+                                    std::to_string(std::get<1>(info.param)) + "ranks";
+                         });
 
 } // namespace
 } // namespace e2e
