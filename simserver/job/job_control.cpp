@@ -35,6 +35,7 @@ struct Totals {
   uint64_t retransmissions = 0;
   uint64_t messages_lost = 0;
   uint64_t operations_failed = 0;
+  uint64_t operations_dropped = 0;
   double server_waited_s = 0;
   uint64_t answers = 0;
   uint64_t wake_ups = 0;
@@ -64,6 +65,7 @@ Totals totals_of(const World& world)
     totals.retransmissions += nic->statistics().retransmissions;
     totals.messages_lost += nic->statistics().messages_lost;
     totals.operations_failed += nic->statistics().operations_failed;
+    totals.operations_dropped += nic->statistics().operations_dropped;
   }
   return totals;
 }
@@ -206,7 +208,8 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
       << ", \"poll_s\": " << totals.poll_s << ", \"portals_calls\": " << totals.portals_calls
       << ", \"answered_in_process\": " << totals.answered_in_process << ", \"messages\": " << totals.messages << ", \"wire_bytes\": " << totals.wire_bytes
       << ", \"retransmissions\": " << totals.retransmissions << ", \"messages_lost\": " << totals.messages_lost
-      << ", \"operations_failed\": " << totals.operations_failed << "},\n";
+      << ", \"operations_failed\": " << totals.operations_failed
+      << ", \"operations_dropped\": " << totals.operations_dropped << "},\n";
   out << "  \"per_rank\": [\n";
   for (size_t i = 0; i < world_.ranks.size(); ++i) {
     const auto& rank = world_.ranks[i];
@@ -319,6 +322,9 @@ void JobControl::finish(int status, const std::string& sentence)
       faults += ", " + std::to_string(totals.messages_lost) + " lost";
     if (totals.operations_failed > 0)
       faults += ", " + std::to_string(totals.operations_failed) + " operations undeliverable";
+    if (totals.operations_dropped > 0)
+      faults += ", " + std::to_string(totals.operations_dropped) +
+                " operations not sent (their rank ended before the NIC read their data)";
     std::fprintf(stderr, "s4bxi-run: %llu messages, %llu bytes on the wire, %llu retransmissions%s\n",
                  static_cast<unsigned long long>(totals.messages), static_cast<unsigned long long>(totals.wire_bytes),
                  static_cast<unsigned long long>(totals.retransmissions), faults.c_str());

@@ -57,8 +57,9 @@ Nic::Nic(World& world, const platform::Node& node, std::shared_ptr<Faults> fault
   for (int vn = 0; vn < kVirtualNetworks; ++vn) {
     queues_[vn] = std::make_unique<CommandQueue<TxItem>>(params_.command_queue_depth, params_.tx_actors);
     for (int lane = 0; lane < params_.rx_actors; ++lane)
-      inboxes_[vn].push_back(s4u::Mailbox::by_name(node.nic->get_name() + "_vn" + std::to_string(vn) +
-                                                   (lane > 0 ? "." + std::to_string(lane) : "")));
+      inboxes_[vn].push_back({s4u::Mailbox::by_name(node.nic->get_name() + "_vn" + std::to_string(vn) +
+                                                    (lane > 0 ? "." + std::to_string(lane) : "")),
+                              {}});
   }
   e2e_.wake = s4u::Semaphore::create(0);
 }
@@ -85,7 +86,7 @@ void Nic::start()
                                    [this, network, lane] { rx_loop(network, lane); });
       rx->daemonize();
       // A permanent receiver lets messages flow in while the RX engine is busy.
-      inboxes_[vn][lane]->set_receiver(rx);
+      inboxes_[vn][lane].mailbox->set_receiver(rx);
     }
   }
   if (params_.e2e)
@@ -159,6 +160,12 @@ void Nic::transmit(Message* message)
 {
   const double start = s4u::Engine::get_clock();
   const uint64_t length = message->payload_captured ? message->payload.size() : message->op->length;
+  if (not message->payload_captured && message->op && not world_.ranks[message->op->rank].alive) {
+    // Its rank ended before the NIC read the payload: its memory is gone and
+    // nobody is left to tell. Counted, and reported once at the end.
+    statistics_.operations_dropped++;
+    return;
+  }
   if (not message->payload_captured) {
     if (message->op)
       touch_memory(world_.ranks[message->op->rank]);
@@ -169,13 +176,13 @@ void Nic::transmit(Message* message)
                static_cast<unsigned long long>(message->payload_offset), static_cast<unsigned long long>(length));
     message->payload_captured = true;
   }
-  s4u::CommPtr dma_read;
+  auto dma_read = dma_reads_.end();
   if (message->needs_dma_read && length > 0) {
     // A DMA read: the request crosses PCIe, then the data streams back. The
     // wire transfer is pipelined with it but cannot start before the first
     // PCIe packet has arrived (thesis 4.3.3).
     s4u::this_actor::sleep_for(params_.pci_latency_s);
-    dma_read = s4u::Comm::sendto_async(node_.cpu, node_.nic, length);
+    dma_read = dma_reads_.insert(dma_reads_.end(), s4u::Comm::sendto_async(node_.cpu, node_.nic, length));
     const double first_packet = static_cast<double>(std::min<uint64_t>(length, kPciePacketBytes));
     s4u::this_actor::sleep_for(params_.pci_latency_s + first_packet / params_.pci_transfer_cap_Bps);
   }
@@ -209,10 +216,11 @@ void Nic::transmit(Message* message)
   // (it retransmits from its own copy) and whether an acknowledgment is owed.
   if (early_send && op)
     deliver_send_event(*op, ipc::FailKind::Ok);
-  if (dma_read) {
-    dma_read->wait();
+  if (dma_read != dma_reads_.end()) {
+    (*dma_read)->wait();
     account_pcie(statistics_, node_.nid, trace::Kind::PcieDmaRead, traced.rank, length, start,
-                 dma_read->get_finish_time());
+                 (*dma_read)->get_finish_time());
+    dma_reads_.erase(dma_read);
   }
   if (trace::active != nullptr) {
     trace::Event busy = traced;
@@ -225,12 +233,9 @@ void Nic::transmit(Message* message)
 
 void Nic::rx_loop(VirtualNetwork network, int lane)
 {
-  auto* mailbox = inboxes_[static_cast<int>(network)][static_cast<size_t>(lane)];
   const double delay = network == VirtualNetwork::Request ? params_.rx_delay_s : params_.response_delay_s;
   while (true) {
-    MessagePtr message = receive(mailbox);
-    if (not message)
-      continue; // lost on a link that failed
+    MessagePtr message = receive(network, lane);
     trace::Event busy;
     if (trace::active != nullptr) {
       const double now = s4u::Engine::get_clock();

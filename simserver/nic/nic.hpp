@@ -15,6 +15,8 @@
 #include <simgrid/s4u/Mailbox.hpp>
 
 #include <array>
+#include <deque>
+#include <list>
 #include <memory>
 
 namespace s4bxi::nic {
@@ -33,6 +35,10 @@ struct NicStatistics {
   uint64_t duplicates_received = 0; // messages received again (retransmissions of handled ones): acknowledged, not applied
   uint64_t messages_given_up = 0;   // messages E2E stopped retransmitting after s4bxi/e2e-max-retries
   uint64_t operations_failed = 0;   // operations of this NIC's initiators that ended with PTL_NI_UNDELIVERABLE
+  // Operations whose payload was still to be read when their rank ended (a
+  // triggered operation released after its process exited, a large Put it
+  // did not wait for): never sent.
+  uint64_t operations_dropped = 0;
 };
 
 class Nic {
@@ -105,8 +111,8 @@ private:
   // Puts a message on the wire: sequence number, fault injection, E2E entry.
   void send_on_wire(Message* message, uint64_t bytes_on_wire);
   [[nodiscard]] bool route_is_up(unsigned destination) const;
-  // The next message of an RX lane; null when its communication failed.
-  MessagePtr receive(simgrid::s4u::Mailbox* mailbox);
+  // The next message of an RX lane, in arrival order (waits for one).
+  MessagePtr receive(VirtualNetwork network, int lane);
   // Whether a request is new (false: a duplicate, answered again here).
   bool accept_request(const Message& request);
   // Whether a response is new and for the initiator (false: a BXI ACK, or a
@@ -141,7 +147,7 @@ private:
   simgrid::s4u::Mailbox* inbox(VirtualNetwork network, unsigned source)
   {
     const auto& lanes = inboxes_[static_cast<int>(network)];
-    return lanes[source % lanes.size()];
+    return lanes[source % lanes.size()].mailbox;
   }
   CommandQueue<TxItem>& queue(VirtualNetwork network) { return *queues_[static_cast<int>(network)]; }
   // Queues a message for its TX engine; `holds_slot`: it takes a slot of the
@@ -153,7 +159,18 @@ private:
   NicParameters params_;
   std::shared_ptr<Faults> faults_;
   std::array<std::unique_ptr<CommandQueue<TxItem>>, kVirtualNetworks> queues_;
-  std::array<std::vector<simgrid::s4u::Mailbox*>, kVirtualNetworks> inboxes_{};
+  // What an RX lane receives: its mailbox on the wire, and the messages
+  // already taken out of it that the engine has not handled yet.
+  struct Inbox {
+    simgrid::s4u::Mailbox* mailbox = nullptr;
+    std::deque<MessagePtr> arrived;
+  };
+  std::array<std::vector<Inbox>, kVirtualNetworks> inboxes_{};
+  // The DMA reads of payloads in progress, kept here rather than on a TX
+  // engine's stack: SimGrid kills the engines when the last rank has ended,
+  // and a communication destroyed before its end on the way out prints a
+  // warning and a backtrace.
+  std::list<simgrid::s4u::CommPtr> dma_reads_;
   E2eState e2e_;
   NicStatistics statistics_;
   // The PCIe route from the node's CPU (memory_work.cpp), and the earliest a
