@@ -164,6 +164,7 @@ void Nic::transmit(Message* message)
     // Its rank ended before the NIC read the payload: its memory is gone and
     // nobody is left to tell. Counted, and reported once at the end.
     statistics_.operations_dropped++;
+    world_.landing.ended(*message); // never sent
     return;
   }
   if (not message->payload_captured) {
