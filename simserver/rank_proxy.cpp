@@ -15,6 +15,7 @@
 #include <xbt/log.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 
 XBT_LOG_NEW_DEFAULT_CATEGORY(s4bxi_proxy, "Rank proxy actors: the server side of each rank's channel");
@@ -296,11 +297,29 @@ void RankProxy::replay_local_polls(const ipc::LocalPolls& polls, uint32_t until)
   if (polls.count > ipc::kMaxLocalPolls || polls.queue_count > ipc::kMaxLocalPollQueues || until > polls.count)
     overwritten("it tells " + std::to_string(polls.count) + " polls of " + std::to_string(polls.queue_count) +
                 " queues, more than libportals ever answers itself");
-  for (; steps_replayed_ < until; ++steps_replayed_) {
+  while (steps_replayed_ < until) {
+    // Copied: the channel is the process's to write.
     const ipc::LocalPollStep step = channel->local_steps[steps_replayed_];
     inject_compute(step.compute_counted != 0 ? step.compute_ns : 0);
-    if (const char* mismatch = api_.replay_local_poll(world_.ranks[rank_], step, polls))
+    const char* mismatch = nullptr;
+    uint32_t run = 1;
+    if (step.kind == ipc::LocalPollStep::Empty) {
+      // The empty polls that follow with no simulated compute in between.
+      std::array<ipc::LocalPollStep, ipc::kMaxLocalPolls> empty;
+      empty[0] = step;
+      while (steps_replayed_ + run < until) {
+        const ipc::LocalPollStep next = channel->local_steps[steps_replayed_ + run];
+        if (next.kind != ipc::LocalPollStep::Empty || next.compute_counted != 0)
+          break;
+        empty[run++] = next;
+      }
+      mismatch = api_.replay_empty_polls(world_.ranks[rank_], std::span(empty.data(), run), polls);
+    } else {
+      mismatch = api_.replay_local_poll(world_.ranks[rank_], step, polls);
+    }
+    if (mismatch != nullptr)
       overwritten("the polls it answered itself do not match its event queues: " + std::string(mismatch));
+    steps_replayed_ += run;
   }
 }
 

@@ -188,14 +188,15 @@ bool block_until(RankPortals& rank, double deadline, Check check, PollPeriods* p
   }
 }
 
-Readiness eq_readiness(EventQueue* queue)
+// Whether a queue has an event landed at `at` (by default now).
+Readiness eq_readiness(EventQueue* queue, double at = -1)
 {
   if (queue == nullptr)
     return {true, kForever}; // freed meanwhile: let the caller report it
   if (queue->events.empty())
     return {false, kForever};
   double landing = queue->events.front().visible_at;
-  return {landing <= s4u::Engine::get_clock(), landing};
+  return {landing <= (at < 0 ? s4u::Engine::get_clock() : at), landing};
 }
 
 Readiness ct_readiness(CountingEvent* counter, uint64_t test)
@@ -291,7 +292,11 @@ bool read_handles(const RankPortals& rank, const ipc::PollArgs& args, std::vecto
 
 void Api::charge_blocked(RankPortals& rank, trace::Kind kind, double start, const char* what)
 {
-  const double end = s4u::Engine::get_clock();
+  charge_blocked(rank, kind, start, s4u::Engine::get_clock(), what);
+}
+
+void Api::charge_blocked(RankPortals& rank, trace::Kind kind, double start, double end, const char* what)
+{
   if (end <= start)
     return;
   (kind == trace::Kind::Poll ? rank.stats.poll_s : rank.stats.wait_s) += end - start;
@@ -797,6 +802,54 @@ void Api::count_empty_poll(RankPortals& rank, HandleKind kind, std::span<const i
   // polls since the last object new to the streak, so that the program's
   // whole loop is watched before it blocks.
   streak.count = grew ? 1 : streak.count + 1;
+}
+
+const char* Api::replay_empty_polls(RankPortals& rank, std::span<const ipc::LocalPollStep> steps,
+                                    const ipc::LocalPolls& polls)
+{
+  const uint32_t queues = std::min<uint32_t>(polls.queue_count, ipc::kMaxLocalPollQueues);
+  // The streak as the polls one by one would leave it.
+  for (const ipc::LocalPollStep& step : steps) {
+    if (step.kind != ipc::LocalPollStep::Empty)
+      return "a poll of another kind among empty ones";
+    ipc::Handle polled[ipc::kMaxLocalPollQueues];
+    size_t polled_count = 0;
+    for (uint32_t i = 0; i < queues; ++i)
+      if ((step.polled >> i) & 1U)
+        polled[polled_count++] = polls.queues[i];
+    if (polled_count == 0)
+      return "a poll of no queue";
+    rank.stats.portals_calls++;
+    rank.stats.answered_in_process++;
+    if (step.compute_ns > ipc::kWorkBetweenPollsNs)
+      end_poll_streak(rank, false);
+    count_empty_poll(rank, HandleKind::EQ, std::span(polled, polled_count));
+  }
+  // One sleep to where the polls' own sleeps would have ended, each a poll
+  // cost after the one before (the same additions, so the same time).
+  const double cost = options::poll_cost_s();
+  const double start = s4u::Engine::get_clock();
+  double end = start;
+  if (cost > 0) {
+    for (size_t i = 0; i < steps.size(); ++i)
+      end += cost;
+    s4u::this_actor::sleep_until(end);
+  }
+  // Each poll found nothing at its own end: no polled queue had an event
+  // landed by then (a later landing was written after it, or lands later).
+  double poll_end = start;
+  for (const ipc::LocalPollStep& step : steps) {
+    const double poll_start = poll_end;
+    if (cost > 0)
+      poll_end += cost;
+    charge_blocked(rank, trace::Kind::Poll, poll_start, poll_end, "empty poll answered by the process");
+    for (uint32_t i = 0; i < queues; ++i)
+      if (((step.polled >> i) & 1U) != 0 &&
+          eq_readiness(find_object(rank, polls.queues[i], HandleKind::EQ, &NetworkInterface::eqs), poll_end).ready)
+        return "an empty poll found an event";
+  }
+  XBT_VERB("rank %u: %zu empty polls answered by the process", rank.rank, steps.size());
+  return nullptr;
 }
 
 const char* Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& step, const ipc::LocalPolls& polls)

@@ -33,6 +33,7 @@ public:
   // Charges simulated time that a rank spent blocked (a wait, or polls that
   // only poll) to its statistics and to the trace.
   static void charge_blocked(RankPortals& rank, trace::Kind kind, double start, const char* what);
+  static void charge_blocked(RankPortals& rank, trace::Kind kind, double start, double end, const char* what);
 
   // Replays one poll the process answered itself before this call (its
   // compute injected by the proxy): the poll streak, the simulated time and
@@ -40,6 +41,11 @@ public:
   // match when the step is not one libportals could have written (the queue
   // holds no such event, the poll ended otherwise); nullptr when it matches.
   const char* replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& step, const ipc::LocalPolls& polls);
+  // Replays empty polls in a row, with no compute between them that takes
+  // simulated time, in one sleep (one scheduling round instead of one per
+  // poll) that ends where theirs would have; the same checks and streak.
+  const char* replay_empty_polls(RankPortals& rank, std::span<const ipc::LocalPollStep> steps,
+                                 const ipc::LocalPolls& polls);
   // The rank's poll streak as a reply tells it (ipc::PollStreakState).
   ipc::PollStreakState poll_streak_state(const RankPortals& rank);
   // What the process may append itself until its next call (ipc::AppendPermit):
