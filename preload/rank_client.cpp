@@ -3,6 +3,7 @@
 #include "rank_client.hpp"
 
 #include "crash_handler.hpp"
+#include "export.hpp"
 #include "sync_timer.hpp"
 #include "doorbell.hpp"
 #include "local_polls.hpp"
@@ -458,6 +459,21 @@ void resync_if_stale()
   errno = saved_errno;
 }
 
+void flush_before_pmi()
+{
+  if (channel == nullptr or in_exchange or state() != State::Attached)
+    return;
+  std::unique_lock lock(channel_mutex, std::try_to_lock);
+  if (not lock.owns_lock())
+    return;
+  if (local_polls::report_so_far().count == 0 and
+      channel->queued_state.load(std::memory_order_seq_cst) == ipc::kQueuedCallNone)
+    return;
+  const int saved_errno = errno;
+  sync_exchange();
+  errno = saved_errno;
+}
+
 bool sync_from_signal_handler()
 {
   if (in_exchange or state() != State::Attached)
@@ -501,3 +517,11 @@ void explain_not_attached()
 }
 
 } // namespace s4bxi::preload::client
+
+// For libs4bxi-pmi, loaded into the same process under s4bxi-run: it calls
+// this (a weak reference, so that it works without libportals too) before
+// each PMI command it sends (client::flush_before_pmi).
+extern "C" S4BXI_EXPORT void s4bxi_flush_before_pmi()
+{
+  s4bxi::preload::client::flush_before_pmi();
+}

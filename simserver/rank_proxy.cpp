@@ -271,6 +271,8 @@ void RankProxy::reply(ipc::Reply reply)
   stats.answers++;
   if (channel->reply_bell.sleeping.load(std::memory_order_relaxed) != 0)
     stats.wake_ups++; // the ring below wakes it up (a futex wake, and a scheduling delay)
+  last_answer_at_ = reply.now;
+  last_horizon_ = reply.horizon;
   channel->reply = reply;
   channel->reply_bell.sleep_hint.store(0, std::memory_order_relaxed);
   world_.processes->scheduling()->served_rank.store(rank_, std::memory_order_relaxed);
@@ -317,8 +319,13 @@ void RankProxy::replay_local_polls(const ipc::LocalPolls& polls, uint32_t until)
     } else {
       mismatch = api_.replay_local_poll(world_.ranks[rank_], step, polls);
     }
-    if (mismatch != nullptr)
-      overwritten("the polls it answered itself do not match its event queues: " + std::string(mismatch));
+    if (mismatch != nullptr) {
+      char answer[120];
+      std::snprintf(answer, sizeof answer, "; its last answer at %.12g s, horizon %.12g s", last_answer_at_,
+                    last_horizon_);
+      overwritten("the polls it answered itself do not match its event queues: " + std::string(mismatch) +
+                  api_.mismatch_detail() + answer);
+    }
     steps_replayed_ += run;
   }
 }

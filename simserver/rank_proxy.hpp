@@ -56,6 +56,9 @@ private:
   unsigned rank_;
   uint32_t requests_seen_ = 0;
   uint32_t steps_replayed_ = 0; // of the polls the process answered since its last request
+  // What its last answer told the process (for the sentence of a replay that does not match).
+  double last_answer_at_ = 0;
+  double last_horizon_ = 0;
   double asleep_since_ = -1; // real time since which the process sleeps in the kernel
   ipc::SpinBudget spin_;
 };

@@ -804,6 +804,18 @@ void Api::count_empty_poll(RankPortals& rank, HandleKind kind, std::span<const i
   streak.count = grew ? 1 : streak.count + 1;
 }
 
+void Api::describe_landing(const EventQueue* queue, double poll_end)
+{
+  mismatch_detail_.clear();
+  if (queue == nullptr || queue->events.empty())
+    return;
+  char text[160];
+  std::snprintf(text, sizeof text, " (event type %d landed at %.12g s, written at %.12g s; the poll ended at %.12g s)",
+                static_cast<int>(queue->events.front().event.type), queue->events.front().visible_at,
+                queue->events.front().written_at, poll_end);
+  mismatch_detail_ = text;
+}
+
 const char* Api::replay_empty_polls(RankPortals& rank, std::span<const ipc::LocalPollStep> steps,
                                     const ipc::LocalPolls& polls)
 {
@@ -843,10 +855,13 @@ const char* Api::replay_empty_polls(RankPortals& rank, std::span<const ipc::Loca
     if (cost > 0)
       poll_end += cost;
     charge_blocked(rank, trace::Kind::Poll, poll_start, poll_end, "empty poll answered by the process");
-    for (uint32_t i = 0; i < queues; ++i)
-      if (((step.polled >> i) & 1U) != 0 &&
-          eq_readiness(find_object(rank, polls.queues[i], HandleKind::EQ, &NetworkInterface::eqs), poll_end).ready)
+    for (uint32_t i = 0; i < queues; ++i) {
+      EventQueue* queue = find_object(rank, polls.queues[i], HandleKind::EQ, &NetworkInterface::eqs);
+      if (((step.polled >> i) & 1U) != 0 && eq_readiness(queue, poll_end).ready) {
+        describe_landing(queue, poll_end);
         return "an empty poll found an event";
+      }
+    }
   }
   XBT_VERB("rank %u: %zu empty polls answered by the process", rank.rank, steps.size());
   return nullptr;
@@ -878,8 +893,11 @@ const char* Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& 
   }
   auto none_ready = [&] {
     for (size_t i = 0; i < polled_count; ++i)
-      if (eq_readiness(find_object(rank, polled[i], HandleKind::EQ, &NetworkInterface::eqs)).ready)
+      if (EventQueue* queue = find_object(rank, polled[i], HandleKind::EQ, &NetworkInterface::eqs);
+          eq_readiness(queue).ready) {
+        describe_landing(queue, s4u::Engine::get_clock());
         return false;
+      }
     return true;
   };
   if (step.kind == ipc::LocalPollStep::Empty) {

@@ -46,6 +46,9 @@ public:
   // poll) that ends where theirs would have; the same checks and streak.
   const char* replay_empty_polls(RankPortals& rank, std::span<const ipc::LocalPollStep> steps,
                                  const ipc::LocalPolls& polls);
+  // What the last replay that did not match saw (the event, when it landed),
+  // for the sentence that ends the run.
+  [[nodiscard]] const std::string& mismatch_detail() const { return mismatch_detail_; }
   // The rank's poll streak as a reply tells it (ipc::PollStreakState).
   ipc::PollStreakState poll_streak_state(const RankPortals& rank);
   // What the process may append itself until its next call (ipc::AppendPermit):
@@ -87,6 +90,9 @@ public:
   };
 
 private:
+  // Fills mismatch_detail_ with the first event of `queue` against a poll's end.
+  void describe_landing(const EventQueue* queue, double poll_end);
+  std::string mismatch_detail_;
   ipc::Reply handle_call(RankPortals& rank, const ipc::Request& request);
   // The call itself, once handle() has done what every call needs.
   ipc::Reply dispatch(RankPortals& rank, const ipc::Request& request);

@@ -120,7 +120,7 @@ void post_event(RankPortals& rank, NetworkInterface& ni, ipc::Handle eq, const i
   if (queue->events.size() >= queue->capacity && not reserved) {
     queue->dropped = true;
   } else {
-    queue->events.push_back({event_landing_time(rank), event});
+    queue->events.push_back({event_landing_time(rank), event, simgrid::s4u::Engine::get_clock()});
     written(rank, queue->events.back().visible_at, event_name(event.type));
   }
   rank.notify();

@@ -44,6 +44,7 @@ struct TriggeredOp {
 struct PendingEvent {
   double visible_at;
   ipc::Event event;
+  double written_at; // when the NIC wrote it (for diagnostics)
 };
 
 struct EventQueue {

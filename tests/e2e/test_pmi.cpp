@@ -90,6 +90,18 @@ TEST_F(Pmi, LibraryAsOpenMpiLoadsIt)
     }
 }
 
+// Polls the process answered itself just before a PMI barrier that ends
+// later (the other rank enters it 20 simulated microseconds after a Put)
+// reach the server before the barrier: replayed after it, the empty poll of
+// the queue where the Put's event lands would have found that event, and the
+// run would end with "the polls it answered itself do not match".
+TEST_F(Pmi, PollsAnsweredInTheProcessReachTheServerBeforeAPmiCommand)
+{
+    auto r = run({"-n", "2", "--cfg=s4bxi/compute:none", program("polls_before_pmi"), pmi_library()});
+    expect_all_passed(r, "polls_before_pmi", 2);
+    EXPECT_FALSE(contains(r.err, "do not match")) << describe(r);
+}
+
 // PMI_Abort through the library ends the job with its code; the message
 // given to PMI_Abort reaches the user.
 TEST_F(Pmi, LibraryAbortEndsTheJobWithItsExitCode)
