@@ -71,11 +71,33 @@ bool drain(int fd, std::string &into)
     }
 }
 
+// A /proc file of a process that may end while it is read: read() then
+// fails (ESRCH), which a std::ifstream turns into an exception (libstdc++'s
+// basic_filebuf::underflow). What was read before is what is returned.
+std::string read_proc_file(const std::string &path)
+{
+    std::string s;
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return s;
+    char buf[4096];
+    for (;;) {
+        const ssize_t n = read(fd, buf, sizeof buf);
+        if (n > 0) {
+            s.append(buf, static_cast<size_t>(n));
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        break;
+    }
+    close(fd);
+    return s;
+}
+
 std::string read_cmdline(const std::string &pid_dir)
 {
-    std::ifstream f(pid_dir + "/cmdline", std::ios::binary);
-    std::string s((std::istreambuf_iterator<char>(f)),
-                  std::istreambuf_iterator<char>());
+    std::string s = read_proc_file(pid_dir + "/cmdline");
     std::replace(s.begin(), s.end(), '\0', ' ');
     return s;
 }
@@ -105,7 +127,7 @@ bool shm_in_use(const std::string &name)
             if (!ec2 && target.string().rfind(path, 0) == 0)
                 return true;
         }
-        std::ifstream maps(dir + "/maps");
+        std::istringstream maps(read_proc_file(dir + "/maps"));
         std::string line;
         while (std::getline(maps, line))
             if (line.find(path) != std::string::npos)
