@@ -7,13 +7,14 @@
 // address space, which the server reads and writes with process_vm_readv/writev.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 13;
+inline constexpr uint32_t kProtocolVersion = 14;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -462,6 +463,22 @@ struct LocalPolls {
   uint32_t queue_count = 0;
   Handle queues[kMaxLocalPollQueues]{}; // the queues the steps name (by index)
 };
+// The polls a process answered itself since its last reply, published in its
+// channel as it answers them (Channel::published_polls): the queues they name
+// first, then the count, by a compare-and-swap from the count before. The
+// server claims them (kPublishedPollsClaimed in `count`) before simulated time
+// goes on without the process's next request (a PMI command served at once,
+// a rank parked while it sleeps in the kernel) and replays them then, at the
+// times they were made; a poll published after the claim fails its swap, and
+// the process leaves it to the server. The process starts again from zero at
+// each reply.
+inline constexpr uint32_t kPublishedPollsClaimed = 1U << 31;
+struct PublishedPolls {
+  std::atomic<uint32_t> count{0};
+  uint32_t queue_count = 0;
+  Handle queues[kMaxLocalPollQueues]{};
+};
+
 struct LocalPollStep {
   enum Kind : uint8_t {
     Empty = 1,          // found nothing, for the poll cost

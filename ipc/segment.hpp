@@ -131,6 +131,10 @@ struct alignas(64) Channel {
   // Written by the process: the polls it answered itself since the last
   // request (Request::local_polls counts them).
   alignas(64) LocalPollStep local_steps[kMaxLocalPolls];
+  // The same polls as the process publishes them, step by step, for the
+  // server to replay before it lets simulated time go on without the
+  // process's next request (ipc::PublishedPolls).
+  alignas(64) PublishedPolls published_polls;
   // Written by the server with each reply: what the process may append
   // itself (ipc::AppendPermit, preload/queued_appends.hpp).
   alignas(64) AppendPermit append_permits[kMaxAppendPermits];

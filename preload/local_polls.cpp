@@ -39,6 +39,8 @@ struct Queue {
 
 int64_t horizon_ns = 0; // of the latest reply (0: no local answers)
 int64_t event_write_ns = 0; // of the latest reply: Reply::event_write_s
+// Where the answered polls are published (Channel::published_polls), from the first reply.
+ipc::PublishedPolls* publication = nullptr;
 Queue queues_of_rank[ipc::kMaxMirroredQueues];
 uint32_t queue_count = 0;
 ipc::LocalPolls report;
@@ -172,8 +174,12 @@ int64_t block_ends(const Streak& counted, int64_t start, int64_t poll_cost_ns)
 
 } // namespace
 
-void on_reply(const ipc::Reply& reply, const ipc::QueueMirror& mirror)
+void on_reply(const ipc::Reply& reply, const ipc::QueueMirror& mirror, ipc::PublishedPolls& published)
 {
+  // The server claims nothing until it waits for the next request.
+  publication = &published;
+  publication->queue_count = 0;
+  publication->count.store(0, std::memory_order_seq_cst);
   horizon_ns = reply.horizon > 0 ? to_ns(reply.horizon) : 0;
   event_write_ns = to_ns(reply.event_write_s);
   margin_ns = kRoundingNs;
@@ -230,6 +236,10 @@ ipc::LocalPolls take_report()
 {
   ipc::LocalPolls taken = report;
   report = ipc::LocalPolls{};
+  if (publication != nullptr) { // (no claim comes during the exchange that sends them)
+    publication->queue_count = 0;
+    publication->count.store(0, std::memory_order_seq_cst);
+  }
   return taken;
 }
 
@@ -288,22 +298,40 @@ Answer answer(std::span<const ipc::Handle> handles, bool wait, const ipc::ClockC
       }
     counted.count = grew ? 1 : counted.count + 1;
   };
+  // The step in the channel, then published (ipc::PublishedPolls): false
+  // when the server claimed the steps before it, and the poll is its to answer.
+  auto publish = [&] {
+    const uint32_t index = report.count;
+    steps[index] = step;
+    if (publication == nullptr)
+      return false;
+    for (uint32_t i = publication->queue_count; i < report.queue_count; ++i)
+      publication->queues[i] = report.queues[i];
+    publication->queue_count = report.queue_count;
+    uint32_t expected = index;
+    if (not publication->count.compare_exchange_strong(expected, index + 1, std::memory_order_seq_cst))
+      return false;
+    report.count = index + 1;
+    return true;
+  };
   auto take = [&](ipc::LocalPollStep::Kind kind, unsigned which, int64_t end_ns) {
-    Answer answer{Answer::Event, polled[which]->front().event, which};
-    polled[which]->taken++;
     step.kind = kind;
     step.taken = static_cast<uint8_t>(reported(handles[which]));
+    if (not publish())
+      return refuse();
+    Answer answer{Answer::Event, polled[which]->front().event, which};
+    polled[which]->taken++;
     sim_clock::take_local_step(planned, end_ns);
     counted.end();
     streak = counted;
-    steps[report.count++] = step;
     return answer;
   };
   auto nothing = [&](ipc::LocalPollStep::Kind kind, int64_t end_ns) {
     step.kind = kind;
+    if (not publish())
+      return refuse();
     sim_clock::take_local_step(planned, end_ns);
     streak = counted;
-    steps[report.count++] = step;
     return Answer{Answer::Empty, {}, 0};
   };
 

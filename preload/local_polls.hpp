@@ -35,11 +35,14 @@
 namespace s4bxi::preload::local_polls {
 
 // Learns the queues and the horizon from a reply (and the channel's mirror
-// written with it). Called once per exchange.
-void on_reply(const ipc::Reply& reply, const ipc::QueueMirror& mirror);
+// written with it), and starts the polls published in `published` again
+// (ipc::PublishedPolls: where answer() publishes them). Called once per
+// exchange.
+void on_reply(const ipc::Reply& reply, const ipc::QueueMirror& mirror, ipc::PublishedPolls& published);
 
 // The polls answered since the previous request, for the next one (their
-// steps are already in `steps`); the record starts again empty.
+// steps are already in `steps`); the record, and what is published of it,
+// start again empty.
 ipc::LocalPolls take_report();
 // The same, without starting again: for a call queued between two polls
 // (ipc::QueuedCall), which runs after these.
@@ -67,7 +70,9 @@ struct Answer {
 
 // Settles a poll of `queues` if the mirror allows it: `wait` for PtlEQWait or
 // a PtlEQPoll with a timeout (only an event already landed is answered),
-// else a PtlEQGet or zero-timeout PtlEQPoll. Steps are written to `steps`.
+// else a PtlEQGet or zero-timeout PtlEQPoll. Steps are written to `steps`
+// and published (ipc::PublishedPolls): a poll after the server claimed the
+// steps before it is left to the server.
 Answer answer(std::span<const ipc::Handle> queues, bool wait, const ipc::ClockConfig& clock,
               ipc::LocalPollStep* steps);
 

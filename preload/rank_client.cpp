@@ -3,7 +3,6 @@
 #include "rank_client.hpp"
 
 #include "crash_handler.hpp"
-#include "export.hpp"
 #include "sync_timer.hpp"
 #include "doorbell.hpp"
 #include "local_polls.hpp"
@@ -35,6 +34,10 @@ int segment_fd = -1;
 void* segment_base = nullptr; // the whole mapping, for crash reports
 std::size_t segment_length = 0;
 const ipc::SegmentHeader* header = nullptr; // read-only in this process
+// The header's clock settings, copied when the process attaches: the program
+// may map the segment writable itself and scribble over the header, which
+// must then change nothing (tests/e2e/test_robust_segment.cpp).
+ipc::ClockConfig clock_settings = {};
 ipc::SharedScheduling* scheduling = nullptr;
 ipc::Channel* channel = nullptr;
 uint32_t channel_rank = 0;
@@ -122,7 +125,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   // counts as compute.
   const uint64_t cpu_now = sim_clock::thread_cpu_if_measured();
   sim_clock::on_reply(reply.now, cpu_now);
-  local_polls::on_reply(reply, channel->mirror);
+  local_polls::on_reply(reply, channel->mirror, channel->published_polls);
   queued_appends::on_reply(channel->append_permits, hello_result.queued_appends != 0);
   clock_pending.store((reply.flags & ipc::kReplyClockPending) != 0, std::memory_order_relaxed);
   sync_timer::after_reply(cpu_now, request.op == ipc::Op::Sync);
@@ -260,7 +263,8 @@ __attribute__((constructor(101))) void attach()
     current_state.store(State::NotTheRank, std::memory_order_release);
     return;
   }
-  sim_clock::set_compute_model(header->clock.cpu_factor, header->clock.cpu_threshold_s);
+  clock_settings = header->clock;
+  sim_clock::set_compute_model(clock_settings.cpu_factor, clock_settings.cpu_threshold_s);
   sim_clock::watch_releases(&channel->release_generation, &channel->release_now);
   pthread_atfork(nullptr, nullptr, on_fork_child);
 
@@ -283,7 +287,7 @@ __attribute__((constructor(101))) void attach()
     crash::install(channel, channel_rank, static_cast<int>(crash_fd), segment_base, segment_length);
     notice_fd = static_cast<int>(crash_fd);
   }
-  sync_timer::start(header->clock.sync_quantum_ns);
+  sync_timer::start(clock_settings.sync_quantum_ns);
 }
 
 // Runs after the program's destructors and atexit handlers (they belong to
@@ -350,7 +354,7 @@ local_polls::Answer answer_poll_locally(std::span<const ipc::Handle> queues, boo
   std::unique_lock lock(channel_mutex, std::try_to_lock);
   if (not lock.owns_lock())
     return {};
-  return local_polls::answer(queues, wait, header->clock, channel->local_steps);
+  return local_polls::answer(queues, wait, clock_settings, channel->local_steps);
 }
 
 namespace {
@@ -459,21 +463,6 @@ void resync_if_stale()
   errno = saved_errno;
 }
 
-void flush_before_pmi()
-{
-  if (channel == nullptr or in_exchange or state() != State::Attached)
-    return;
-  std::unique_lock lock(channel_mutex, std::try_to_lock);
-  if (not lock.owns_lock())
-    return;
-  if (local_polls::report_so_far().count == 0 and
-      channel->queued_state.load(std::memory_order_seq_cst) == ipc::kQueuedCallNone)
-    return;
-  const int saved_errno = errno;
-  sync_exchange();
-  errno = saved_errno;
-}
-
 bool sync_from_signal_handler()
 {
   if (in_exchange or state() != State::Attached)
@@ -492,7 +481,7 @@ const ipc::HelloResult& identity()
 
 const ipc::ClockConfig& clock_config()
 {
-  return header->clock;
+  return clock_settings;
 }
 
 void explain_not_attached()
@@ -517,11 +506,3 @@ void explain_not_attached()
 }
 
 } // namespace s4bxi::preload::client
-
-// For libs4bxi-pmi, loaded into the same process under s4bxi-run: it calls
-// this (a weak reference, so that it works without libportals too) before
-// each PMI command it sends (client::flush_before_pmi).
-extern "C" S4BXI_EXPORT void s4bxi_flush_before_pmi()
-{
-  s4bxi::preload::client::flush_before_pmi();
-}

@@ -71,15 +71,6 @@ void note_thread_created();
 // or when another thread holds the channel (its call does the same).
 void resync_if_stale();
 
-// Before a PMI command (s4bxi_flush_before_pmi, called by libs4bxi-pmi): the
-// server serves PMI at once and in simulated time (a barrier waits for the
-// other ranks), so what the process answered itself since its last reply (its
-// polls, a queued call) goes to the server first, at the simulated time it was
-// made; otherwise the server would replay it after the PMI exchange, later than
-// it happened. Does nothing when there is nothing to send, or when another
-// thread holds the channel (its exchange sends it).
-void flush_before_pmi();
-
 // For the sync timer (sync_timer.cpp): a Sync exchange from its signal
 // handler, unless this thread is in an exchange already or another thread
 // holds the channel (false then).

@@ -203,6 +203,7 @@ void RankProxy::park()
   // either the rank's next call is seen here, or the rank sends a notice.
   channel->parked.store(1, std::memory_order_seq_cst);
   run_queued_call(); // after `parked`: a call queued later is followed by a Sync
+  replay_published_polls(); // after `parked`: a poll answered later is left to the server
   rank.parked_bell = requests_seen_;
   if (not job::rang_or_ended(rank)) {
     const std::string call_before = rank.current_call;
@@ -330,6 +331,20 @@ void RankProxy::replay_local_polls(const ipc::LocalPolls& polls, uint32_t until)
   }
 }
 
+void RankProxy::replay_published_polls()
+{
+  ipc::Channel* channel = world_.processes->channel(rank_);
+  const uint32_t claimed =
+      channel->published_polls.count.fetch_or(ipc::kPublishedPollsClaimed, std::memory_order_seq_cst) &
+      ~ipc::kPublishedPollsClaimed;
+  // Copied, and bounded: the channel is the process's to write.
+  ipc::LocalPolls polls{};
+  polls.count = claimed;
+  polls.queue_count = std::min<uint32_t>(channel->published_polls.queue_count, ipc::kMaxLocalPollQueues);
+  std::copy_n(channel->published_polls.queues, polls.queue_count, polls.queues);
+  replay_local_polls(polls, claimed);
+}
+
 void RankProxy::run_queued_call()
 {
   ipc::Channel* channel = world_.processes->channel(rank_);
@@ -435,7 +450,11 @@ void RankProxy::operator()()
   ipc::Channel* channel = world_.processes->channel(rank_);
   for (Wake wake = wait_for_request(); wake != Wake::Ended; wake = wait_for_request()) {
     if (wake == Wake::Pmi) {
-      run_queued_call(); // queued before the PMI command was written
+      // What the process did itself before it wrote the PMI command: the
+      // command is served at once, in simulated time (a barrier waits for
+      // the other ranks), and nothing of it may be replayed after.
+      run_queued_call();
+      replay_published_polls();
       // The compute before a PMI command is only known at the next call on
       // the channel, and injected then.
       api_.end_poll_streak(rank); // polls around a PMI exchange are not a program that only polls

@@ -36,6 +36,10 @@ private:
   // not replayed yet up to step `until`, each after its own compute, as if
   // they had come one by one.
   void replay_local_polls(const ipc::LocalPolls& polls, uint32_t until);
+  // Before simulated time goes on without the process's next request (a PMI
+  // command, a park): claims the polls it has published since its last
+  // reply and replays them, at the times they were made (ipc::PublishedPolls).
+  void replay_published_polls();
   // A call the process answered itself (ipc::QueuedCall), if one waits in
   // the channel: run at its simulated time, after the polls before it and
   // before what the process did next.

@@ -98,27 +98,12 @@ std::optional<std::string> receive_line()
   return line;
 }
 
-} // namespace
-} // namespace s4bxi::pmi_client
-
-// libportals, preloaded into the same process under s4bxi-run, sends what its
-// process answered itself (polls, a queued call) to the server before a PMI
-// command: the server serves PMI in simulated time at once, and must not take
-// those answers after it (preload/rank_client.hpp, flush_before_pmi). Weak:
-// without libportals there is nothing to send.
-extern "C" void s4bxi_flush_before_pmi() __attribute__((weak));
-
-namespace s4bxi::pmi_client {
-namespace {
-
 // Sends one command and returns the server's answer if it is `expected` with
 // rc=0. The caller holds exchange_mutex.
 std::optional<pmi::Command> exchange(const std::string& name,
                                      const std::vector<std::pair<std::string, std::string>>& fields,
                                      const std::string& expected)
 {
-  if (s4bxi_flush_before_pmi != nullptr)
-    s4bxi_flush_before_pmi();
   if (not send_line(pmi::format_line(name, fields)))
     return std::nullopt;
   auto line = receive_line();

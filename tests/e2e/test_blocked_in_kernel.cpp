@@ -30,6 +30,22 @@ TEST_F(BlockedInKernel, PipeBetweenRanksCreatedBeforeTheyStart)
     EXPECT_GE(s->simulated_s, 0.002) << describe(r);
 }
 
+// Polls the process answered itself just before it slept in the kernel are
+// replayed when the server parks it, at the simulated time they were made:
+// replayed at its next call, after the simulation went on without it (rank
+// 0's sleep, the Put's landing), the empty poll of the queue where the Put's
+// event lands would have found that event ("do not match"). The trace shows
+// that rank 1 was parked (a WAIT "blocked in the kernel").
+TEST_F(BlockedInKernel, PollsAnsweredBeforeAParkAreReplayedWhenItIsParked)
+{
+    const auto traced = run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/park-after:0.005"},
+                                   {"-n", "2", program("polls_before_pmi"),
+                                    std::string(E2E_BINARY_DIR) + "/lib/libs4bxi-pmi.so", "park"});
+    expect_all_passed(traced.result, "polls_before_pmi", 2);
+    EXPECT_FALSE(contains(traced.result.err, "do not match")) << describe(traced.result);
+    EXPECT_TRUE(contains(traced.events, "rank1,blocked in the kernel")) << describe(traced.result);
+}
+
 // A rank blocked writing to a full pipe (its standard output, read slowly)
 // is not parked: the simulated results do not depend on the reader's speed.
 TEST_F(BlockedInKernel, RankBlockedWritingItsOutputIsNotParked)

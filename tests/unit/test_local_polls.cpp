@@ -27,6 +27,7 @@ protected:
   ipc::Reply reply{};
   ipc::QueueMirror mirror{};
   ipc::LocalPollStep steps[ipc::kMaxLocalPolls]{};
+  ipc::PublishedPolls published;
 
   void SetUp() override
   {
@@ -59,7 +60,7 @@ protected:
   void replied()
   {
     sim_clock::on_reply(reply.now, 0);
-    local_polls::on_reply(reply, mirror);
+    local_polls::on_reply(reply, mirror, published);
   }
 
   Answer poll(std::initializer_list<ipc::Handle> handles, bool wait = false)
@@ -86,6 +87,30 @@ TEST_F(LocalPolls, EmptyQueueTakesAPollPeriodUntilTheServerWouldBlock)
   EXPECT_EQ(report.queues[0], kQueueA);
   EXPECT_EQ(steps[0].kind, ipc::LocalPollStep::Empty);
   EXPECT_EQ(steps[0].polled, 1u);
+}
+
+// Each answered poll is published in the channel, its queues first, for the
+// server to replay before simulated time goes on without the process (a PMI
+// command, a park); once the server has claimed them, a poll is its to answer
+// and nothing of it is recorded; the next reply starts again.
+TEST_F(LocalPolls, PollsArePublishedUntilTheServerClaimsThem)
+{
+  queue(kQueueA, {});
+  queue(kQueueB, {});
+  replied();
+  EXPECT_EQ(poll({kQueueA}).kind, Answer::Empty);
+  EXPECT_EQ(published.count.load(), 1u);
+  ASSERT_EQ(published.queue_count, 1u);
+  EXPECT_EQ(published.queues[0], kQueueA);
+  published.count.fetch_or(ipc::kPublishedPollsClaimed); // the server's claim
+  EXPECT_EQ(poll({kQueueB}).kind, Answer::ServerMust);
+  EXPECT_EQ(sim_clock::now_ns(), kNowNs + 100);
+  EXPECT_EQ(published.count.load(), 1u | ipc::kPublishedPollsClaimed);
+  const ipc::LocalPolls report = local_polls::take_report();
+  EXPECT_EQ(report.count, 1u);
+  replied();
+  EXPECT_EQ(published.count.load(), 0u);
+  EXPECT_EQ(published.queue_count, 0u);
 }
 
 TEST_F(LocalPolls, StreakCountOfTheReplyIsFollowed)

@@ -1,22 +1,30 @@
 /*
- * polls_before_pmi: polls that the process answers itself right before a PMI
- * command reach the server before that command, at the simulated time they
- * were made. The server serves PMI at once and in simulated time: a barrier
- * that waits for a later rank ends later, and polls replayed only after it
- * would find events that had not landed when the program polled.
+ * polls_before_pmi: polls that the process answers itself right before
+ * simulated time goes on without it reach the server first, at the simulated
+ * time they were made: before a PMI command, which the server serves at once
+ * and in simulated time (a barrier that waits for a later rank ends later),
+ * and before the server parks the rank asleep in the kernel. Replayed only
+ * after, they would find events that had not landed when the program polled.
  *
- *   polls_before_pmi LIBRARY      (2 ranks; LIBRARY: libs4bxi-pmi.so, loaded
- *                                  as Open MPI's pmix/flux component does)
+ *   polls_before_pmi LIBRARY        (2 ranks; LIBRARY: libs4bxi-pmi.so,
+ *                                    loaded as Open MPI's pmix/flux component
+ *                                    does)
+ *   polls_before_pmi LIBRARY park   the same with a sleep in the kernel (a raw
+ *                                    system call, 300 ms) instead of the PMI
+ *                                    barrier (run with a short s4bxi/park-after)
  *
  * Rank 0 Puts to rank 1, sleeps 20 simulated microseconds and enters a PMI
  * barrier. Rank 1 polls a queue where nothing comes, then the queue where
  * the Put's event lands (nothing there yet: both are answered by the process
- * when its horizon allows), enters the barrier, and after it waits for the
- * Put's event. Prints "polls_before_pmi: rank R: all checks passed".
+ * when its horizon allows), enters the barrier (or sleeps in the kernel), and
+ * after it waits for the Put's event. Prints "polls_before_pmi: rank R: all
+ * checks passed".
  */
 #include "e2e_common.h"
 
 #include <dlfcn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define PT_TARGET 3
 
@@ -35,7 +43,8 @@ static void *lookup(void *dso, const char *name)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        E2E_DIE("usage: polls_before_pmi LIBRARY");
+        E2E_DIE("usage: polls_before_pmi LIBRARY [park]");
+    const int park = argc > 2 && strcmp(argv[2], "park") == 0;
     void *dso = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
     if (dso == NULL)
         E2E_DIE("dlopen(%s): %s", argv[1], dlerror());
@@ -64,11 +73,18 @@ int main(int argc, char **argv)
         buffer = 0x5EEDULL;
         E2E_OK(PtlPut(md, 0, sizeof buffer, PTL_NO_ACK_REQ, e2e_peer(1), PT_TARGET, 0, 0, NULL, 0));
         e2e_sleep_ns(20000);
-        E2E_CHECK(pmi_barrier() == 0, "PMI_Barrier");
+        if (!park)
+            E2E_CHECK(pmi_barrier() == 0, "PMI_Barrier");
     } else {
         E2E_EXPECT_RC(PTL_EQ_EMPTY, PtlEQGet(quiet, &event));
         E2E_EXPECT_RC(PTL_EQ_EMPTY, PtlEQGet(target, &event));
-        E2E_CHECK(pmi_barrier() == 0, "PMI_Barrier");
+        if (park) {
+            /* Asleep in the kernel without the emulator knowing: parked. */
+            struct timespec delay = {0, 300000000L};
+            syscall(SYS_nanosleep, &delay, NULL);
+        } else {
+            E2E_CHECK(pmi_barrier() == 0, "PMI_Barrier");
+        }
         E2E_OK(PtlEQWait(target, &event));
         E2E_CHECK(event.type == PTL_EVENT_PUT && buffer == 0x5EEDULL, "the Put's event and data");
     }
