@@ -1,4 +1,4 @@
-#include "pmi/pmi_wire.hpp"
+#include "pmi_wire.hpp"
 
 // The ranks' PMI library reads its clique from the environment the server sets.
 #include "../../preload/pmi_client/node_ranks.hpp"
