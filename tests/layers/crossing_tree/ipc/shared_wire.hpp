@@ -1,0 +1,2 @@
+// Spoken by both sides: including it is allowed from either.
+#pragma once
