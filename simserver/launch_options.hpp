@@ -8,9 +8,9 @@
 
 namespace s4bxi {
 
-// Which binary flavour of libportals the ranks get (README, "Binary
-// compatibility"): the ABI the program was compiled against, or `Auto` to
-// let the launcher read it from the program.
+// Which binary flavour of libportals the ranks get (docs/abi.md): the ABI the
+// program was compiled against, or `Auto` to let the launcher read it from the
+// program.
 // Sandia: the current generation of Sandia's numbering (2023-24);
 // SandiaLegacy: the one before it (OpenMPI 4.1's Portals components use it).
 enum class Abi { Auto, Bxi, Sandia, SandiaLegacy };
@@ -18,7 +18,7 @@ enum class Abi { Auto, Bxi, Sandia, SandiaLegacy };
 // "auto", "bxi", "sandia", "sandia-legacy".
 const char* abi_name(Abi abi);
 
-// Whether the ranks get OpenMPI's set-up (README, "MPI programs"): `Auto`
+// Whether the ranks get OpenMPI's set-up (docs/mpi.md): `Auto`
 // lets the launcher find MPI in what the program loads (its libraries, or
 // mpi4py for a Python program); `On` and `Off` decide for it.
 enum class MpiMode { Auto, On, Off };

@@ -40,7 +40,8 @@ template <class T> std::string to_text(const T& value)
 }
 
 enum class Scope { Global, PerNode };
-// A property of the option's name on a node's NIC host overrides it (README).
+// A property of the option's name on a node's NIC host overrides it
+// (docs/model.md, "Reliability options and faults").
 constexpr const char* kPerNodeNote = " [per node]";
 
 // S4BXI reads "TRUE", "true" and "1" as true, anything else as false.
@@ -287,7 +288,7 @@ Option<int> g_rx_actors{"s4bxi/rx-actors", nullptr,
                         "RX engines per virtual network (a source is always handled by the same one)", 1,
                         between(1, kMaxEngines), Scope::PerNode};
 
-// Fault injection (nic/faults.cpp): what a lost message is, README "Faults".
+// Fault injection (nic/faults.cpp): what a lost message is, docs/model.md, "Faults".
 Option<double> g_loss_rate{"s4bxi/fault-loss-rate", nullptr,
                            "Probability that a message is lost at each faulty node or link it crosses (every "
                            "message, when no s4bxi/fault-nodes nor s4bxi/fault-links are given)",

@@ -24,7 +24,7 @@ packages=(
   cmake
   pkg-config
   libsimgrid-dev     # the simulation kernel (S4U)
-  libjemalloc-dev    # the server's allocator (README, "Figures": 1,024 ranks)
+  libjemalloc-dev    # the server's allocator (docs/figures.md: 1,024 ranks)
   libdw-dev          # elfutils: reading the program's ELF/DWARF before launch
   libelf-dev
   libunwind-dev

@@ -1,7 +1,7 @@
 // MPI programs under s4bxi-run: recognising a program that uses OpenMPI (its
 // own libraries or those it loads at start-up) and setting OpenMPI up as a
 // resource manager would, so that every MPI byte crosses the simulated NIC
-// through OpenMPI's own Portals 4 components (README, "MPI programs").
+// through OpenMPI's own Portals 4 components (docs/mpi.md).
 #pragma once
 
 #include "launch_options.hpp"

@@ -1,7 +1,7 @@
 // Python MPI programs under s4bxi-run: python3 links no libmpi, mpi4py's
 // extension module does, and the interpreter loads it when the program
 // imports mpi4py. So the launcher looks for the interpreter a job runs and
-// for the mpi4py it would import (README, "Python programs").
+// for the mpi4py it would import (docs/mpi.md, "Python programs").
 #pragma once
 
 #include <filesystem>

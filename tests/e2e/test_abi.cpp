@@ -1,4 +1,4 @@
-// Binary compatibility (README, "Binary compatibility"): the same programs
+// Binary compatibility (docs/abi.md): the same programs
 // compiled against each flavour of portals4.h (bxi, sandia, sandia-legacy)
 // run on that flavour's library, chosen with --abi or found by --abi auto
 // (the two Sandia generations told apart by the return codes in the debug

@@ -153,7 +153,7 @@ TEST_F(Examples, ReportIsWrittenAsJson)
     EXPECT_TRUE(seen[0] && seen[1]) << text;
 }
 
-// The report's per-rank times and per-NIC traffic (README, "--report"), and
+// The report's per-rank times and per-NIC traffic (docs/report-format.md), and
 // the summary lines before the last one.
 TEST_F(Examples, ReportSplitsTimesAndCountsTrafficByKind)
 {
@@ -278,7 +278,7 @@ TEST_F(Examples, NoTrafficSummaryWithoutPortalsCalls)
     EXPECT_FALSE(contains(r.err, "(all ranks)")) << describe(r);
 }
 
-// Where the wall time of a run went (README, "Figures"): the real time the
+// Where the wall time of a run went (docs/figures.md): the real time the
 // server waited for the rank processes' calls, and the answers that had to
 // wake a sleeping process. With more ranks than cores, a rank that waits in
 // the simulation sleeps, so most answers wake one up.
