@@ -230,7 +230,7 @@ int main(int argc, char** argv)
   api.poll_sentinel().on_deadlock = [&control](const std::string& sentence) {
     control.finish(job::kDeadlockStatus, sentence);
   };
-  api.poll_sentinel().on_hold_tick = [&control] { control.check_interrupt(); };
+  api.poll_sentinel().holder().on_hold_tick = [&control] { control.check_interrupt(); };
   api.poll_sentinel().start_holder(world.nodes.front().cpu);
   world.livelock.on_livelock = [&control](const std::string& sentence) {
     control.finish(job::kDeadlockStatus, sentence);

@@ -14,7 +14,7 @@
 // the threshold decides how fast the simulation goes on, never whether.
 //
 // When nothing else can happen in the simulation, it waits in real time for
-// a parked rank that can still be woken (held by the poll sentinel); a rank
+// a parked rank that can still be woken (portals/outside_holder.hpp); a rank
 // that reads a pipe only the job's ranks hold, while no rank runs, never will:
 // a deadlock.
 #pragma once

@@ -129,7 +129,7 @@ void RankWatcher::notify_simulation()
 {
   on_notice_();
   // The simulation may wait on any rank's doorbell (or be idle, held by the
-  // poll sentinel, which looks by itself): wake every proxy.
+  // outside holder, which looks by itself): wake every proxy.
   for (auto* channel : channels_)
     ipc::wake_without_ringing(channel->request_bell, channel->attention, ipc::kAttentionNotice);
 }

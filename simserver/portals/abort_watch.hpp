@@ -13,10 +13,11 @@
 // While a rank blocks in such a call, another thread of the same process
 // that runs may still call PtlAbort: a wait with nothing on its way must not
 // be taken for a deadlock, and simulated time must not run past a poll's
-// deadline meanwhile (it would time out instead). So the poll sentinel holds
-// the simulation, in real time, while that thread runs (thread_may_abort()):
-// when nothing else can happen, or, for a poll with a deadline, before time
-// moves on at all, as the simulation waits for a rank that computes.
+// deadline meanwhile (it would time out instead). So the outside holder
+// (outside_holder.hpp) holds the simulation, in real time, while that thread
+// runs (thread_may_abort()): when nothing else can happen, or, for a poll
+// with a deadline, before time moves on at all, as the simulation waits for a
+// rank that computes.
 #pragma once
 
 #include "../world.hpp"

@@ -1,20 +1,13 @@
 #include "poll_sentinel.hpp"
 
 #include "../job/blocked_ranks.hpp"
-#include "../job/job_control.hpp"
-#include "../job/parked_ranks.hpp"
 #include "../model_options.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/kernel/resource/Model.hpp>
 #include <simgrid/s4u/Activity.hpp>
 #include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Mutex.hpp>
-
-#include <cstdio>
-#include <ctime>
 
 namespace s4u = simgrid::s4u;
 
@@ -29,7 +22,7 @@ constexpr unsigned long kRoundsBeforeReadingStacks = 512;
 constexpr unsigned long kRoundsBetweenLooks = 16;
 } // namespace
 
-PollSentinel::PollSentinel(World& world, AbortWatch& aborts) : world_(world), aborts_(aborts)
+PollSentinel::PollSentinel(World& world, AbortWatch& aborts) : world_(world), aborts_(aborts), holder_(world, aborts)
 {
   // Whatever may leave the simulation with nothing pending: an activity that
   // ends, an actor that wakes up, time that advances.
@@ -49,39 +42,12 @@ PollSentinel::PollSentinel(World& world, AbortWatch& aborts) : world_(world), ab
 
 void PollSentinel::start_holder(s4u::Host* host)
 {
-  hold_mutex_ = s4u::Mutex::create();
-  hold_wanted_ = s4u::ConditionVariable::create();
-  s4u::Actor::create("outside-holder", host, [this] { hold_when_idle(); })->daemonize();
+  holder_.start(host, {[this] { return happenings(); }, [] { return simulation_idle(); }, [this] { arm(); }});
 }
 
 uint64_t PollSentinel::happenings() const
 {
   return events_ + RankPortals::notifications;
-}
-
-void PollSentinel::hold_when_idle()
-{
-  while (true) {
-    {
-      std::unique_lock lock(*hold_mutex_);
-      while (not hold_requested_)
-        hold_wanted_->wait(lock);
-      hold_requested_ = false;
-    }
-    // A timer runs after time moved and before the actors that this woke
-    // have run: only two scheduling rounds in which nothing happened (no
-    // activity ended, no rank was notified) prove that no actor can run.
-    s4u::this_actor::yield();
-    const uint64_t seen = happenings();
-    s4u::this_actor::yield();
-    // Something happened, or the hold released a rank: look again once the
-    // actors that ran have run, as they may leave the simulation idle again
-    // with no activity ending (a rank released by its PMI command that enters
-    // the PMI barrier while another rank stays parked). A hold that released
-    // nothing leaves the simulation to end as a deadlock.
-    if (happenings() != seen || hold_for_outside(simulation_idle()))
-      arm();
-  }
 }
 
 void PollSentinel::blocked(RankPortals& rank)
@@ -136,14 +102,12 @@ void PollSentinel::check()
   const bool idle = simulation_idle();
   // Before simulated time moves on (this runs before it does): a thread that
   // may still abort a wait runs; or nothing else can happen, and a parked
-  // rank may wake. Held by its own actor (hold_when_idle), once it is sure
-  // that no actor can run.
-  if (hold_wanted_ != nullptr && ((aborts_.threaded_waiters() > 0 && idle) ||
-                                  (aborts_.deadline_waiters() > 0 && aborts_.thread_may_abort()) ||
-                                  (idle && world_.parked_ranks > 0))) {
-    hold_requested_ = true;
-    hold_wanted_->notify_all();
-  }
+  // rank may wake. Held by the outside holder's actor, once it is sure that
+  // no actor can run.
+  if (holder_.started() && ((aborts_.threaded_waiters() > 0 && idle) ||
+                            (aborts_.deadline_waiters() > 0 && aborts_.thread_may_abort()) ||
+                            (idle && world_.parked_ranks > 0)))
+    holder_.request();
   if (not idle)
     return;
   if (blocked_ == 0)
@@ -223,50 +187,6 @@ bool PollSentinel::every_rank_stuck_in_mpi()
       return false;
   }
   return all;
-}
-
-bool PollSentinel::deliver_outside_notices()
-{
-  if (not world_.outside_notice.exchange(false, std::memory_order_acq_rel))
-    return false;
-  const bool aborted = aborts_.deliver();
-  const bool released = job::release_parked(world_);
-  return aborted || released;
-}
-
-bool PollSentinel::hold_for_outside(bool idle)
-{
-  // Notices are looked at every millisecond; whether anything can still
-  // come (a /proc scan) every 50.
-  const timespec slice{0, 1'000'000};
-  constexpr int kSlicesPerScan = 50;
-  const double start = job::wall_clock_now();
-  double next_note = options::stall_notice_after_s();
-  for (int slice_count = 0;; ++slice_count) {
-    if (deliver_outside_notices())
-      return true;
-    // (A notice may have come just before what could send one stopped.)
-    if (not aborts_.thread_may_abort()) {
-      if (not idle) // simulated time may move on
-        return deliver_outside_notices();
-      if (slice_count % kSlicesPerScan == 0 && not job::parked_may_wake(world_))
-        return deliver_outside_notices();
-    }
-    if (on_hold_tick)
-      on_hold_tick();
-    const double waited = job::wall_clock_now() - start;
-    if (idle && next_note > 0 && waited >= next_note) {
-      const std::string states = job::describe_blocked_ranks(world_.ranks, [](const RankPortals& rank) {
-        return not rank.alive ? std::string("exited") : "in " + rank.current_call;
-      });
-      std::fprintf(stderr,
-                   "s4bxi-run: note: nothing can happen in the simulation (simulated time %.9f s) until something "
-                   "outside it releases a rank; waited %.3g s (real time) so far (%s)\n",
-                   s4u::Engine::get_clock(), waited, states.c_str());
-      next_note *= 3;
-    }
-    nanosleep(&slice, nullptr);
-  }
 }
 
 } // namespace s4bxi::portals

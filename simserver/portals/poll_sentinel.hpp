@@ -17,16 +17,16 @@
 // real time for what happens outside it, rather than take its waits for a
 // deadlock: a thread that may still call PtlAbort on another thread's wait
 // (abort_watch.hpp), a rank parked in the kernel that may still wake
-// (job/parked_ranks.hpp). The sentinel holds the simulation until one of
-// them has released a rank, or none can anymore.
+// (job/parked_ranks.hpp). The sentinel sees that moment and has its outside
+// holder (outside_holder.hpp) hold the simulation until one of them has
+// released a rank, or none can anymore.
 #pragma once
 
 #include "../world.hpp"
 #include "abort_watch.hpp"
+#include "outside_holder.hpp"
 
-#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Mutex.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -51,16 +51,13 @@ public:
 
   // Ends the run (the sentence) when polling ranks are deadlocked.
   std::function<void(const std::string&)> on_deadlock;
-  // Called while the simulation is held (Ctrl-C must still end the run).
-  std::function<void()> on_hold_tick;
 
-  // Starts the actor that holds the simulation (on `host`, any will do).
+  // Starts the outside holder's actor (on `host`, any will do).
   void start_holder(simgrid::s4u::Host* host);
-
-  // Acts on the rank watcher's notices (World::outside_notice): aborted
-  // waits and parked ranks that called or ended are woken. Returns whether
-  // any rank was.
-  bool deliver_outside_notices();
+  OutsideHolder& holder() { return holder_; }
+  // The rank proxies deliver the rank watcher's notices as they wait
+  // (OutsideHolder::deliver_outside_notices).
+  bool deliver_outside_notices() { return holder_.deliver_outside_notices(); }
 
   // Checks at the end of this scheduling round (when a rank blocks, polling
   // or in a wait another thread may abort).
@@ -69,23 +66,14 @@ public:
 private:
   void check(); // release the blocked pollers if nothing else is pending
   [[nodiscard]] static bool simulation_idle();
-  // Waits in real time while something outside may still release a rank
-  // (while the simulation is `idle`: a running thread or a parked rank that
-  // may wake; otherwise only a running thread that may abort a wait); true
-  // once one was released.
-  bool hold_for_outside(bool idle);
-  // The holder actor's body.
-  void hold_when_idle();
   // Grows whenever anything happens in the simulation (an activity ends, an
   // actor wakes up, time advances, a rank is notified).
   [[nodiscard]] uint64_t happenings() const;
 
   World& world_;
   AbortWatch& aborts_;
+  OutsideHolder holder_;
   uint64_t events_ = 0;
-  simgrid::s4u::MutexPtr hold_mutex_;
-  simgrid::s4u::ConditionVariablePtr hold_wanted_;
-  bool hold_requested_ = false;
   unsigned blocked_ = 0;
   simgrid::kernel::timer::Timer* timer_ = nullptr;
   double timer_date_ = -1;

@@ -1,0 +1,102 @@
+#include "outside_holder.hpp"
+
+#include "../job/blocked_ranks.hpp"
+#include "../job/job_control.hpp"
+#include "../job/parked_ranks.hpp"
+#include "../model_options.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include <cstdio>
+#include <ctime>
+#include <utility>
+
+namespace s4u = simgrid::s4u;
+
+namespace s4bxi::portals {
+
+void OutsideHolder::start(s4u::Host* host, Sentinel sentinel)
+{
+  sentinel_ = std::move(sentinel);
+  hold_mutex_ = s4u::Mutex::create();
+  hold_wanted_ = s4u::ConditionVariable::create();
+  s4u::Actor::create("outside-holder", host, [this] { hold_when_requested(); })->daemonize();
+}
+
+void OutsideHolder::request()
+{
+  hold_requested_ = true;
+  hold_wanted_->notify_all();
+}
+
+void OutsideHolder::hold_when_requested()
+{
+  while (true) {
+    {
+      std::unique_lock lock(*hold_mutex_);
+      while (not hold_requested_)
+        hold_wanted_->wait(lock);
+      hold_requested_ = false;
+    }
+    // A timer runs after time moved and before the actors that this woke
+    // have run: only two scheduling rounds in which nothing happened (no
+    // activity ended, no rank was notified) prove that no actor can run.
+    s4u::this_actor::yield();
+    const uint64_t seen = sentinel_.happenings();
+    s4u::this_actor::yield();
+    // Something happened, or the hold released a rank: look again once the
+    // actors that ran have run, as they may leave the simulation idle again
+    // with no activity ending (a rank released by its PMI command that enters
+    // the PMI barrier while another rank stays parked). A hold that released
+    // nothing leaves the simulation to end as a deadlock.
+    if (sentinel_.happenings() != seen || hold_for_outside(sentinel_.simulation_idle()))
+      sentinel_.look_again();
+  }
+}
+
+bool OutsideHolder::deliver_outside_notices()
+{
+  if (not world_.outside_notice.exchange(false, std::memory_order_acq_rel))
+    return false;
+  const bool aborted = aborts_.deliver();
+  const bool released = job::release_parked(world_);
+  return aborted || released;
+}
+
+bool OutsideHolder::hold_for_outside(bool idle)
+{
+  // Notices are looked at every millisecond; whether anything can still
+  // come (a /proc scan) every 50.
+  const timespec slice{0, 1'000'000};
+  constexpr int kSlicesPerScan = 50;
+  const double start = job::wall_clock_now();
+  double next_note = options::stall_notice_after_s();
+  for (int slice_count = 0;; ++slice_count) {
+    if (deliver_outside_notices())
+      return true;
+    // (A notice may have come just before what could send one stopped.)
+    if (not aborts_.thread_may_abort()) {
+      if (not idle) // simulated time may move on
+        return deliver_outside_notices();
+      if (slice_count % kSlicesPerScan == 0 && not job::parked_may_wake(world_))
+        return deliver_outside_notices();
+    }
+    if (on_hold_tick)
+      on_hold_tick();
+    const double waited = job::wall_clock_now() - start;
+    if (idle && next_note > 0 && waited >= next_note) {
+      const std::string states = job::describe_blocked_ranks(world_.ranks, [](const RankPortals& rank) {
+        return not rank.alive ? std::string("exited") : "in " + rank.current_call;
+      });
+      std::fprintf(stderr,
+                   "s4bxi-run: note: nothing can happen in the simulation (simulated time %.9f s) until something "
+                   "outside it releases a rank; waited %.3g s (real time) so far (%s)\n",
+                   s4u::Engine::get_clock(), waited, states.c_str());
+      next_note *= 3;
+    }
+    nanosleep(&slice, nullptr);
+  }
+}
+
+} // namespace s4bxi::portals
