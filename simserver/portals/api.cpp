@@ -816,6 +816,24 @@ void Api::describe_landing(const EventQueue* queue, double poll_end)
   mismatch_detail_ = text;
 }
 
+size_t Api::begin_local_step(RankPortals& rank, const ipc::LocalPollStep& step, const ipc::LocalPolls& polls,
+                             ipc::Handle* polled)
+{
+  const uint32_t queues = std::min<uint32_t>(polls.queue_count, ipc::kMaxLocalPollQueues);
+  size_t polled_count = 0;
+  for (uint32_t i = 0; i < queues; ++i)
+    if ((step.polled >> i) & 1U)
+      polled[polled_count++] = polls.queues[i];
+  if (polled_count == 0)
+    return 0;
+  rank.stats.portals_calls++;
+  rank.stats.answered_in_process++;
+  // Compute between two polls is work, as between two calls (Api::handle).
+  if (step.compute_ns > ipc::kWorkBetweenPollsNs)
+    end_poll_streak(rank, false);
+  return polled_count;
+}
+
 const char* Api::replay_empty_polls(RankPortals& rank, std::span<const ipc::LocalPollStep> steps,
                                     const ipc::LocalPolls& polls)
 {
@@ -825,16 +843,9 @@ const char* Api::replay_empty_polls(RankPortals& rank, std::span<const ipc::Loca
     if (step.kind != ipc::LocalPollStep::Empty)
       return "a poll of another kind among empty ones";
     ipc::Handle polled[ipc::kMaxLocalPollQueues];
-    size_t polled_count = 0;
-    for (uint32_t i = 0; i < queues; ++i)
-      if ((step.polled >> i) & 1U)
-        polled[polled_count++] = polls.queues[i];
+    const size_t polled_count = begin_local_step(rank, step, polls, polled);
     if (polled_count == 0)
       return "a poll of no queue";
-    rank.stats.portals_calls++;
-    rank.stats.answered_in_process++;
-    if (step.compute_ns > ipc::kWorkBetweenPollsNs)
-      end_poll_streak(rank, false);
     count_empty_poll(rank, HandleKind::EQ, std::span(polled, polled_count));
   }
   // One sleep to where the polls' own sleeps would have ended, each a poll
@@ -871,17 +882,9 @@ const char* Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& 
 {
   const uint32_t queues = std::min<uint32_t>(polls.queue_count, ipc::kMaxLocalPollQueues);
   ipc::Handle polled[ipc::kMaxLocalPollQueues];
-  size_t polled_count = 0;
-  for (uint32_t i = 0; i < queues; ++i)
-    if ((step.polled >> i) & 1U)
-      polled[polled_count++] = polls.queues[i];
+  const size_t polled_count = begin_local_step(rank, step, polls, polled);
   if (polled_count == 0)
     return "a poll of no queue";
-  rank.stats.portals_calls++;
-  rank.stats.answered_in_process++;
-  // Compute between two polls is work, as between two calls (Api::handle).
-  if (step.compute_ns > ipc::kWorkBetweenPollsNs)
-    end_poll_streak(rank, false);
   if (step.kind == ipc::LocalPollStep::Empty || step.kind == ipc::LocalPollStep::FoundAfterCost) {
     const double start = s4u::Engine::get_clock();
     count_empty_poll(rank, HandleKind::EQ, std::span(polled, polled_count));

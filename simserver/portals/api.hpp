@@ -90,6 +90,11 @@ public:
   };
 
 private:
+  // A poll the process answered itself: the queues it polled (into `polled`;
+  // 0 when none), counted as a call of the program answered in the process,
+  // after the work before it (which may end the poll streak).
+  size_t begin_local_step(RankPortals& rank, const ipc::LocalPollStep& step, const ipc::LocalPolls& polls,
+                          ipc::Handle* polled);
   // Fills mismatch_detail_ with the first event of `queue` against a poll's end.
   void describe_landing(const EventQueue* queue, double poll_end);
   std::string mismatch_detail_;
