@@ -207,21 +207,7 @@ int main(int argc, char** argv)
   for (const auto& node : world.nodes)
     world.nics[node.nid]->start();
   nic::judge_early_answers(world);
-  {
-    std::vector<nic::NodeDelays> delays;
-    bool quick_acks = false;
-    for (const auto& nic : world.nics) {
-      const nic::NicParameters& params = nic->parameters();
-      delays.push_back({.tx_s = params.tx_delay_s, .rx_s = params.rx_delay_s, .response_s = params.response_delay_s});
-      quick_acks = quick_acks || params.quick_acks;
-    }
-    std::vector<int> ranks_on_node(world.nodes.size(), 0);
-    for (const auto& rank : world.ranks)
-      ranks_on_node[rank.node]++;
-    world.landing.configure(world.nodes, delays, ranks_on_node,
-                            quick_acks || not options::horizon_from_traffic() || not options::local_polls() ||
-                                not nic::LandingBounds::network_keeps_route_latencies());
-  }
+  nic::configure_landing_bounds(world);
 
   portals::Api api(world);
   job::JobControl control(world, launch->report_path, wall_start);

@@ -261,9 +261,9 @@ void RankProxy::reply(ipc::Reply reply)
     // No event not written yet lands before a PCIe write from now (what the
     // mirror gives), nor before one from the NIC's earliest write.
     const double now = reply.now;
-    reply.horizon = portals::mirror_queues(world_.ranks[rank_], channel->mirror) +
-                    (world_.landing.earliest_write(world_.ranks[rank_].node, now) - now);
-    reply.event_write_s = portals::event_landing_time(world_.ranks[rank_]) - now;
+    const double landing_now = portals::mirror_queues(world_.ranks[rank_], channel->mirror);
+    reply.horizon = landing_now + (world_.landing.earliest_write(world_.ranks[rank_].node, now) - now);
+    reply.event_write_s = landing_now - now;
     reply.poll_streak = api_.poll_streak_state(world_.ranks[rank_]);
   }
   if (options::queued_appends())

@@ -1,6 +1,8 @@
 #include "landing_bounds.hpp"
 
 #include "message.hpp"
+#include "nic.hpp"
+#include "../model_options.hpp"
 #include "../platform/cluster.hpp"
 
 #include <simgrid/s4u/Link.hpp>
@@ -51,6 +53,23 @@ bool LandingBounds::network_keeps_route_latencies()
   // (SMPI's model applies its own piecewise calibration, smpi/lat-factor.)
   const std::string model = simgrid::config::get_value<std::string>("network/model");
   return (model == "CM02" || model == "LV08") && simgrid::config::get_value<double>("network/latency-factor") >= 1.0;
+}
+
+void configure_landing_bounds(World& world)
+{
+  std::vector<NodeDelays> delays;
+  bool quick_acks = false;
+  for (const auto& nic : world.nics) {
+    const NicParameters& params = nic->parameters();
+    delays.push_back({.tx_s = params.tx_delay_s, .rx_s = params.rx_delay_s, .response_s = params.response_delay_s});
+    quick_acks = quick_acks || params.quick_acks;
+  }
+  std::vector<int> ranks_on_node(world.nodes.size(), 0);
+  for (const auto& rank : world.ranks)
+    ranks_on_node[rank.node]++;
+  world.landing.configure(world.nodes, delays, ranks_on_node,
+                          quick_acks || not options::horizon_from_traffic() || not options::local_polls() ||
+                              not LandingBounds::network_keeps_route_latencies());
 }
 
 double LandingBounds::wire_latency(unsigned from, unsigned to)

@@ -183,5 +183,8 @@ private:
 };
 
 void judge_early_answers(World& world);
+// Sets World::landing up from the NICs' delays, the ranks' placement and the
+// options (landing_bounds.hpp), once the NICs exist.
+void configure_landing_bounds(World& world);
 
 } // namespace s4bxi::nic

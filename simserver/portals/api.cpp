@@ -804,6 +804,17 @@ void Api::count_empty_poll(RankPortals& rank, HandleKind kind, std::span<const i
   streak.count = grew ? 1 : streak.count + 1;
 }
 
+bool Api::landed_in_any(RankPortals& rank, std::span<const ipc::Handle> queues, double at)
+{
+  for (ipc::Handle handle : queues)
+    if (EventQueue* queue = find_object(rank, handle, HandleKind::EQ, &NetworkInterface::eqs);
+        eq_readiness(queue, at).ready) {
+      describe_landing(queue, at);
+      return true;
+    }
+  return false;
+}
+
 void Api::describe_landing(const EventQueue* queue, double poll_end)
 {
   mismatch_detail_.clear();
@@ -816,14 +827,25 @@ void Api::describe_landing(const EventQueue* queue, double poll_end)
   mismatch_detail_ = text;
 }
 
-size_t Api::begin_local_step(RankPortals& rank, const ipc::LocalPollStep& step, const ipc::LocalPolls& polls,
-                             ipc::Handle* polled)
+namespace {
+
+// The queues a step polled: its bits index the report's list of queues.
+size_t polled_queues(const ipc::LocalPollStep& step, const ipc::LocalPolls& polls, ipc::Handle* polled)
 {
   const uint32_t queues = std::min<uint32_t>(polls.queue_count, ipc::kMaxLocalPollQueues);
   size_t polled_count = 0;
   for (uint32_t i = 0; i < queues; ++i)
     if ((step.polled >> i) & 1U)
       polled[polled_count++] = polls.queues[i];
+  return polled_count;
+}
+
+} // namespace
+
+size_t Api::begin_local_step(RankPortals& rank, const ipc::LocalPollStep& step, const ipc::LocalPolls& polls,
+                             ipc::Handle* polled)
+{
+  const size_t polled_count = polled_queues(step, polls, polled);
   if (polled_count == 0)
     return 0;
   rank.stats.portals_calls++;
@@ -837,7 +859,6 @@ size_t Api::begin_local_step(RankPortals& rank, const ipc::LocalPollStep& step, 
 const char* Api::replay_empty_polls(RankPortals& rank, std::span<const ipc::LocalPollStep> steps,
                                     const ipc::LocalPolls& polls)
 {
-  const uint32_t queues = std::min<uint32_t>(polls.queue_count, ipc::kMaxLocalPollQueues);
   // The streak as the polls one by one would leave it.
   for (const ipc::LocalPollStep& step : steps) {
     if (step.kind != ipc::LocalPollStep::Empty)
@@ -866,13 +887,10 @@ const char* Api::replay_empty_polls(RankPortals& rank, std::span<const ipc::Loca
     if (cost > 0)
       poll_end += cost;
     charge_blocked(rank, trace::Kind::Poll, poll_start, poll_end, "empty poll answered by the process");
-    for (uint32_t i = 0; i < queues; ++i) {
-      EventQueue* queue = find_object(rank, polls.queues[i], HandleKind::EQ, &NetworkInterface::eqs);
-      if (((step.polled >> i) & 1U) != 0 && eq_readiness(queue, poll_end).ready) {
-        describe_landing(queue, poll_end);
-        return "an empty poll found an event";
-      }
-    }
+    ipc::Handle polled[ipc::kMaxLocalPollQueues];
+    const size_t polled_count = polled_queues(step, polls, polled);
+    if (landed_in_any(rank, std::span(polled, polled_count), poll_end))
+      return "an empty poll found an event";
   }
   XBT_VERB("rank %u: %zu empty polls answered by the process", rank.rank, steps.size());
   return nullptr;
@@ -895,13 +913,7 @@ const char* Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& 
     charge_blocked(rank, trace::Kind::Poll, start, "empty poll answered by the process");
   }
   auto none_ready = [&] {
-    for (size_t i = 0; i < polled_count; ++i)
-      if (EventQueue* queue = find_object(rank, polled[i], HandleKind::EQ, &NetworkInterface::eqs);
-          eq_readiness(queue).ready) {
-        describe_landing(queue, s4u::Engine::get_clock());
-        return false;
-      }
-    return true;
+    return not landed_in_any(rank, std::span(polled, polled_count), s4u::Engine::get_clock());
   };
   if (step.kind == ipc::LocalPollStep::Empty) {
     // The process found nothing at the end of the period: neither may the

@@ -95,6 +95,9 @@ private:
   // after the work before it (which may end the poll streak).
   size_t begin_local_step(RankPortals& rank, const ipc::LocalPollStep& step, const ipc::LocalPolls& polls,
                           ipc::Handle* polled);
+  // Whether one of `queues` has an event landed at `at` (the first such one
+  // described in mismatch_detail_).
+  bool landed_in_any(RankPortals& rank, std::span<const ipc::Handle> queues, double at);
   // Fills mismatch_detail_ with the first event of `queue` against a poll's end.
   void describe_landing(const EventQueue* queue, double poll_end);
   std::string mismatch_detail_;
