@@ -104,23 +104,29 @@ private:
   ipc::Reply handle_call(RankPortals& rank, const ipc::Request& request);
   // The call itself, once handle() has done what every call needs.
   ipc::Reply dispatch(RankPortals& rank, const ipc::Request& request);
+  // Network interfaces (api_ni.cpp).
   ipc::Reply ni_init(RankPortals& rank, const ipc::NIInitArgs& args);
   ipc::Reply ni_fini(RankPortals& rank, ipc::Handle handle);
   ipc::Reply ni_status(RankPortals& rank, const ipc::NIStatusArgs& args);
   ipc::Reply get_id(RankPortals& rank, ipc::Handle handle, bool physical);
   ipc::Reply set_map(RankPortals& rank, const ipc::MapArgs& args);
   ipc::Reply get_map(RankPortals& rank, const ipc::MapArgs& args);
+  // Portal table entries (api_pt.cpp).
   ipc::Reply pt_alloc(RankPortals& rank, const ipc::PTAllocArgs& args);
   ipc::Reply pt_free(RankPortals& rank, const ipc::PTArgs& args);
   ipc::Reply pt_enable(RankPortals& rank, const ipc::PTArgs& args, bool enable);
+  // Memory descriptors (api_md.cpp).
   ipc::Reply md_bind(RankPortals& rank, const ipc::MDBindArgs& args);
   ipc::Reply md_release(RankPortals& rank, ipc::Handle handle);
+  // List entries (api_lists.cpp).
   ipc::Reply append(RankPortals& rank, const ipc::AppendArgs& args);
   ipc::Reply unlink(RankPortals& rank, ipc::Handle handle);
+  // Event queues (api_eq.cpp).
   ipc::Reply eq_alloc(RankPortals& rank, const ipc::EQAllocArgs& args);
   ipc::Reply eq_free(RankPortals& rank, ipc::Handle handle);
   ipc::Reply eq_get(RankPortals& rank, ipc::Handle handle, bool wait);
   ipc::Reply eq_poll(RankPortals& rank, const ipc::PollArgs& args);
+  // Counting events (api_ct.cpp).
   ipc::Reply ct_alloc(RankPortals& rank, ipc::Handle ni);
   ipc::Reply ct_free(RankPortals& rank, ipc::Handle handle);
   ipc::Reply ct_get(RankPortals& rank, ipc::Handle handle);
@@ -157,12 +163,15 @@ private:
 
   // List entries (api_lists.cpp).
   ipc::Reply search(RankPortals& rank, const ipc::SearchArgs& args);
-  // Reads an I/O vector of `count` elements (at most max_iovecs).
+  // Reads an I/O vector of `count` elements (at most max_iovecs), for an MD
+  // or a list entry (api_md.cpp).
   static std::optional<MemoryRegion> load_vector(RankPortals& rank, const NetworkInterface& ni, uint64_t address,
                                                  uint64_t count);
 
+  // The sleep calls of the program (api.cpp).
   ipc::Reply sleep(RankPortals& rank, const ipc::SleepArgs& args);
 
+  // Polls that only poll (api_polls.cpp).
   // Charges an empty poll of `handles` (EQs or CTs, as `kind` says); after
   // s4bxi/poll-block-after empty polls in a row, with no other call and no
   // compute in between, blocks until any object polled during the streak

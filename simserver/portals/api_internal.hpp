@@ -1,11 +1,17 @@
 // Helpers shared by the files that implement the Portals calls (api*.cpp):
-// replies, and finding the objects that handles name. Not for other users.
+// replies, finding the objects that handles name, creating and freeing them.
+// Not for other users.
 #pragma once
 
+#include "../job/rank_memory.hpp"
 #include "../nic/message.hpp"
 #include "../world.hpp"
 
 #include "protocol.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
 
 namespace s4bxi::portals::detail {
 
@@ -64,6 +70,45 @@ template <class T> ipc::Reply created(SlotTable<T>& table, T value, HandleKind k
   ipc::Reply reply = status(ipc::Status::Ok);
   reply.result.handle = encode_handle(kind, ni_slot, *index);
   return reply;
+}
+
+// Frees the EQ or CT named by `handle`; its waiters must see that it is gone.
+template <class T>
+ipc::Reply freed(RankPortals& rank, ipc::Handle handle, HandleKind kind, SlotTable<T> NetworkInterface::*table)
+{
+  NetworkInterface* ni = nullptr;
+  if (find_object(rank, handle, kind, table, &ni) == nullptr)
+    return status(ipc::Status::ArgInvalid);
+  (ni->*table).erase(decode_handle(handle)->index);
+  rank.notify();
+  return status(ipc::Status::Ok);
+}
+
+// Reads an array of handles from the rank (PtlEQPoll/PtlCTPoll): the low 32
+// bits of each element are the handle in every ABI we serve.
+inline bool read_handles(const RankPortals& rank, const ipc::PollArgs& args, std::vector<ipc::Handle>& out)
+{
+  if (args.handle_size != 4 && args.handle_size != 8)
+    return false;
+  // No more handles than the rank's NIs can have objects: a larger size is
+  // a wrong argument, not an allocation to attempt.
+  uint64_t objects = 0;
+  for (const auto& ni : rank.nis)
+    if (ni)
+      objects += static_cast<uint64_t>(std::max(ni->limits.max_eqs, 0)) +
+                 static_cast<uint64_t>(std::max(ni->limits.max_cts, 0));
+  if (args.size > objects)
+    return false;
+  std::vector<unsigned char> raw(static_cast<size_t>(args.size) * args.handle_size);
+  if (not job::read_rank_memory(rank.os_pid, args.handles_address, raw.data(), raw.size()))
+    return false;
+  out.resize(args.size);
+  for (uint32_t i = 0; i < args.size; ++i) {
+    uint64_t value = 0;
+    std::memcpy(&value, raw.data() + static_cast<size_t>(i) * args.handle_size, args.handle_size);
+    out[i] = static_cast<ipc::Handle>(value);
+  }
+  return true;
 }
 
 // The MDs of an operation stay in use (PtlMDRelease answers PTL_IN_USE): the

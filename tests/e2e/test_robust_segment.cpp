@@ -80,7 +80,7 @@ TEST_F(RobustSegment, GarbageOverItsOwnChannelNamesTheRank)
 }
 
 // Steps of polls the process answered itself that match nothing in its
-// queues (portals/api.cpp, replay_local_poll): the rank wrote over them.
+// queues (portals/api_polls.cpp, replay_local_poll): the rank wrote over them.
 // (Compute off: a poll is answered in the process only if it ends within a
 // PCIe write of the last reply, and measured compute is longer.)
 TEST_F(RobustSegment, GarbageOverItsLocalPollStepsNamesTheRank)

@@ -236,7 +236,7 @@ TEST_F(LocalPolls, AtMostSoManyStepsBetweenTwoRequests)
 
 // A poll the server would block (the streak reaches s4bxi/poll-block-after)
 // is answered when the mirror shows the landing that ends the block: the
-// poll period, then whole periods until it lands (portals/api.cpp).
+// poll period, then whole periods until it lands (portals/api_polls.cpp).
 TEST_F(LocalPolls, BlockedPollEndsAtTheWatchedLandingRoundedUpToPeriods)
 {
   reply.poll_streak.count = 1;
