@@ -90,14 +90,14 @@ private:
   void tx_loop(VirtualNetwork network, int lane);
   void rx_loop(VirtualNetwork network, int lane);
   void transmit(Message* message);
-  // Target side (target.cpp): matching, data, events, response.
+  // Target side (portals/target.cpp): matching, data, events, response.
   void handle_request(MessagePtr message);
-  // Initiator side (initiator.cpp): reply data, SEND/ACK/REPLY events and counts.
+  // Initiator side (portals/initiator.cpp): reply data, SEND/ACK/REPLY events and counts.
   void handle_response(MessagePtr message);
   void complete_operation(MessagePtr message);
   // The MDs of an operation stop counting it as in flight (PtlMDRelease
   // answers PTL_IN_USE until then): the one it sends from at its SEND event,
-  // the one its reply lands in at its end (initiator.cpp).
+  // the one its reply lands in at its end (portals/initiator.cpp).
   void release_put_buffer(InitiatorOp& op);
   void release_buffers(InitiatorOp& op);
   // Tells the livelock watch how the operation ended.

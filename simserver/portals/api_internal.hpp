@@ -113,7 +113,7 @@ inline bool read_handles(const RankPortals& rank, const ipc::PollArgs& args, std
 
 // The MDs of an operation stay in use (PtlMDRelease answers PTL_IN_USE): the
 // one it sends from until its SEND event, the one its reply lands in until
-// the reply (nic/initiator.cpp), both until a pending triggered operation is
+// the reply (initiator.cpp), both until a pending triggered operation is
 // cancelled.
 inline void hold_buffers(RankPortals& rank, const nic::InitiatorOp& op)
 {

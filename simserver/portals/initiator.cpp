@@ -2,9 +2,12 @@
 // sections 3.13-3.15 and the MD options of 3.10): reply data into the get MD,
 // and the SEND, ACK and REPLY full and counting events as the acknowledgment
 // request and the MDs' options say.
-#include "nic.hpp"
+// These Nic members (nic/nic.hpp, called by its RX engine) are Portals
+// semantics: they live with them, above the NIC model, which knows none of
+// the rules it applies.
+#include "../nic/nic.hpp"
 
-#include "../portals/event_delivery.hpp"
+#include "event_delivery.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 

@@ -3,11 +3,15 @@
 // priority then the overflow list, flow control, the data movement (atomics
 // applied as a read-modify-write of the target's memory), the full and
 // counting events, the unexpected-header record and the response.
-#include "nic.hpp"
+// Nic::handle_request is the NIC's (nic/nic.hpp, called by its RX engine), but
+// what it does is Portals semantics: it lives with them, above the NIC model,
+// which knows none of the rules it applies.
+#include "../nic/nic.hpp"
 
-#include "../portals/atomics.hpp"
-#include "../portals/event_delivery.hpp"
-#include "../portals/lists.hpp"
+#include "atomics.hpp"
+#include "event_delivery.hpp"
+#include "lists.hpp"
+#include "matching.hpp"
 
 #include <xbt/log.h>
 
