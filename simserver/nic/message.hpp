@@ -4,8 +4,8 @@
 // context directly; only its simulated size crosses the simulated wire.
 #pragma once
 
-#include "../portals/matching.hpp"
 #include "../portals/memory_region.hpp"
+#include "../portals/objects.hpp"
 #include "landing_bounds.hpp"
 #include "memory_work.hpp"
 #include "protocol.hpp"

@@ -9,17 +9,6 @@
 
 namespace s4bxi::portals {
 
-// What the target knows about an incoming request.
-struct IncomingHeader {
-  Operation op = Operation::Put;
-  ipc::ProcessId initiator{};  // (nid, pid)
-  uint32_t initiator_rank = 0; // logical rank of the initiator
-  uint32_t uid = 0;
-  uint64_t match_bits = 0;
-  uint64_t rlength = 0;
-  uint64_t remote_offset = 0;
-};
-
 inline constexpr uint32_t kAnyId = 0xFFFFFFFFU; // wildcard in match_id fields (after conversion)
 inline constexpr uint32_t kAnyNidPid = 0xFFFFU;  // PTL_NID_ANY / PTL_PID_ANY
 

@@ -107,6 +107,18 @@ struct ListEntry {
   bool linked = true; // false: unlinked at append, its handle kept for PtlMEUnlink (api_lists.cpp)
 };
 
+// What the target knows about an incoming request: the header a message
+// carries (nic/message.hpp), which matching reads (matching.hpp).
+struct IncomingHeader {
+  Operation op = Operation::Put;
+  ipc::ProcessId initiator{};  // (nid, pid)
+  uint32_t initiator_rank = 0; // logical rank of the initiator
+  uint32_t uid = 0;
+  uint64_t match_bits = 0;
+  uint64_t rlength = 0;
+  uint64_t remote_offset = 0;
+};
+
 // A message that landed in an overflow-list entry: the target remembers its
 // header, so that a later priority-list append matching it can report where
 // the data is (PTL_EVENT_PUT_OVERFLOW / GET_OVERFLOW).
