@@ -1,7 +1,7 @@
 #include "job_control.hpp"
 
 #include "../nic/nic.hpp"
-#include "../portals/event_delivery.hpp"
+#include "../nic/nic_parameters.hpp"
 #include "../trace/json_text.hpp"
 #include "../trace/recorder.hpp"
 
@@ -254,7 +254,7 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
     uint64_t to_host = s.pcie_bytes_to_host;
     for (const auto& rank : world_.ranks)
       if (rank.node == nid)
-        to_host += rank.stats.events_written * static_cast<uint64_t>(portals::kEventBytes);
+        to_host += rank.stats.events_written * static_cast<uint64_t>(nic::kEventBytes);
     const double bandwidth = nic::node_parameters(static_cast<unsigned>(nid)).pci_bandwidth_Bps;
     out << "},\n     \"pcie\": {\"bandwidth_Bps\": " << bandwidth << ", \"to_nic_bytes\": " << s.pcie_bytes_to_nic
         << ", \"to_host_bytes\": " << to_host

@@ -14,6 +14,9 @@
 
 namespace s4bxi::nic {
 
+// Bytes the NIC writes over PCIe for one full or counting event.
+inline constexpr double kEventBytes = 64; // one BXI event record
+
 struct NicParameters {
   // PCIe, as the NIC model uses it (generated platforms also build their
   // PCIe links from the global values; an XML platform's links are its own).

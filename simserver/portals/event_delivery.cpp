@@ -27,7 +27,7 @@ void written(RankPortals& rank, double landing, const char* what)
     trace::active->record({.kind = trace::Kind::PcieEvent,
                            .node = rank.node,
                            .rank = static_cast<int>(rank.rank),
-                           .bytes = static_cast<uint64_t>(kEventBytes),
+                           .bytes = static_cast<uint64_t>(nic::kEventBytes),
                            .start = simgrid::s4u::Engine::get_clock(),
                            .end = landing,
                            .what = what});
@@ -75,14 +75,14 @@ const char* fail_name(ipc::FailKind fail)
 
 double event_landing_time()
 {
-  return simgrid::s4u::Engine::get_clock() + options::pci_latency_s() + kEventBytes / options::pci_bandwidth_Bps();
+  return simgrid::s4u::Engine::get_clock() + options::pci_latency_s() + nic::kEventBytes / options::pci_bandwidth_Bps();
 }
 
 // With the PCIe parameters of the rank's node.
 double event_landing_time(const RankPortals& rank)
 {
   const auto& node = nic::node_parameters(rank.node);
-  return simgrid::s4u::Engine::get_clock() + node.pci_latency_s + kEventBytes / node.pci_bandwidth_Bps;
+  return simgrid::s4u::Engine::get_clock() + node.pci_latency_s + nic::kEventBytes / node.pci_bandwidth_Bps;
 }
 
 double mirror_queues(RankPortals& rank, ipc::QueueMirror& mirror)

@@ -7,9 +7,6 @@
 
 namespace s4bxi::portals {
 
-// Bytes the NIC writes over PCIe for one full or counting event.
-inline constexpr double kEventBytes = 64; // one BXI event record
-
 // Simulated time at which an event or counter update written now lands in host memory.
 double event_landing_time();
 double event_landing_time(const RankPortals& rank); // with the PCIe parameters of the rank's node
