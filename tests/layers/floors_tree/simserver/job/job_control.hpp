@@ -1,0 +1,3 @@
+// Allowed: the job control builds on World.
+#pragma once
+#include "../world.hpp"

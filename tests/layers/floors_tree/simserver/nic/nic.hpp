@@ -1,0 +1,3 @@
+// Allowed: the NIC model builds on World.
+#pragma once
+#include "../world.hpp"

@@ -1,0 +1,4 @@
+// Allowed: the Portals calls drive the NIC.
+#pragma once
+#include "../nic/nic.hpp"
+#include "protocol.hpp"

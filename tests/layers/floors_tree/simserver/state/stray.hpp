@@ -1,0 +1,2 @@
+// On no floor: a folder the check does not know.
+#pragma once

@@ -1,0 +1,3 @@
+// Allowed, through the include directory: World holds the Portals objects.
+#pragma once
+#include "portals/objects.hpp"
