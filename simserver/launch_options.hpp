@@ -53,8 +53,4 @@ std::vector<std::string> to_arguments(const LaunchOptions& options);
 
 std::string usage_text();
 
-// A command line as a shell splits it: words separated by blanks, with
-// '...' and "..." quoting (no expansions). Nullopt if a quote is not closed.
-std::optional<std::vector<std::string>> split_command_line(const std::string& text);
-
 } // namespace s4bxi

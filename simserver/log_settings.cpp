@@ -1,6 +1,6 @@
 #include "log_settings.hpp"
 
-#include "launch_options.hpp"
+#include "command_line.hpp"
 
 #include <array>
 #include <cstring>

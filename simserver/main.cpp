@@ -1,5 +1,6 @@
 // s4bxi-simserver: the SimGrid simulation that the rank processes of a run
 // talk to. Started by s4bxi-run (same command line plus the preload library).
+#include "command_line.hpp"
 #include "job/blocked_ranks.hpp"
 #include "job/job_control.hpp"
 #include "job/rank_processes.hpp"

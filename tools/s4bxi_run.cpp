@@ -1,6 +1,7 @@
 // s4bxi-run: checks the command line and the program, then becomes the server
 // (exec, same pid), which starts the ranks as its children.
 #include "abi_detect.hpp"
+#include "command_line.hpp"
 #include "launch_options.hpp"
 #include "mpi_launch.hpp"
 #include "python_mpi.hpp"

@@ -1,5 +1,7 @@
 #include "launch_options.hpp"
 
+#include "command_line.hpp"
+
 #include <gtest/gtest.h>
 
 using s4bxi::parse_launch_options;
