@@ -86,7 +86,14 @@ std::string descriptor_target(pid_t pid, const std::string& fd_hex)
 std::string stat_fields(const std::filesystem::path& stat_file)
 {
   std::ifstream stat(stat_file);
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  std::string text;
+  try {
+    text.assign(std::istreambuf_iterator<char>(stat), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure&) {
+    // The thread ended between opening and reading: the read fails (ESRCH),
+    // and a stream buffer's read error is thrown, not flagged.
+    return {};
+  }
   const auto end_of_name = text.rfind(')');
   return end_of_name == std::string::npos || end_of_name + 2 > text.size() ? std::string()
                                                                            : text.substr(end_of_name + 2);
