@@ -14,7 +14,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 14;
+inline constexpr uint32_t kProtocolVersion = 15;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -76,8 +76,18 @@ enum class Op : uint32_t {
   StartBundle,
   EndBundle,
   Sync, // the rank ran a quantum of CPU time without calling anything (preload/sync_timer.cpp)
+  LaneOpen,  // a thread starts another (pthread_create): args.handle.handle is the lane it took for it
+  LaneClose, // the thread that owns this lane ends (ipc::Lane): its proxy ends and the lane is free again
   Count_
 };
+
+// A call of the Portals API (not the emulator's own: start, exit, sleeps,
+// clock syncs, threads).
+constexpr bool is_portals_call(Op op)
+{
+  return op != Op::Hello && op != Op::Exit && op != Op::Noop && op != Op::Sleep && op != Op::Sync &&
+         op != Op::LaneOpen && op != Op::LaneClose;
+}
 
 // A process identifier as the program gave it; `logical` tells which member counts.
 struct ProcessId {

@@ -72,14 +72,57 @@ inline constexpr uint32_t kAttentionEnded = 2;
 // Something outside the simulation may have released a rank (some rank, not
 // necessarily this one): a PtlAbort, or a parked rank that called or ended.
 inline constexpr uint32_t kAttentionNotice = 4;
-inline constexpr uint32_t kAttentionAll = kAttentionPmi | kAttentionEnded | kAttentionNotice;
+// A thread of the rank opened a lane (Lane::state kLaneOpening): the proxy
+// of the main lane opens it, after what the process answered itself.
+inline constexpr uint32_t kAttentionLane = 8;
+// Another thread of the rank called (on its lane, or on the channel): the
+// proxy that waits here lets the other's proxy serve it (both wait on the
+// same process, and only one proxy waits at a time).
+inline constexpr uint32_t kAttentionSibling = 16;
+inline constexpr uint32_t kAttentionAll =
+    kAttentionPmi | kAttentionEnded | kAttentionNotice | kAttentionLane | kAttentionSibling;
 
 // What a rank writes to the run's crash pipe (4 bytes, atomic in a pipe): its
 // rank number when it crashes; its rank number with one of these bits when it
 // called PtlAbort, or made a call while parked (Channel::parked).
 inline constexpr uint32_t kNoticeAbortTag = 1U << 31;
 inline constexpr uint32_t kNoticeCallTag = 1U << 30;
-inline constexpr uint32_t kNoticeRankMask = kNoticeCallTag - 1;
+// A thread of the rank opened a lane while no proxy may wait on the rank's
+// doorbell (its main thread is in a call, or parked).
+inline constexpr uint32_t kNoticeLaneTag = 1U << 29;
+inline constexpr uint32_t kNoticeRankMask = kNoticeLaneTag - 1;
+
+// A thread's own way to the server. The thread that attached (the main
+// thread) calls through the channel itself; a thread the program starts gets
+// a lane from its creator (Op::LaneOpen, at the creator's simulated time),
+// and any other thread takes a free one at its first call. Its calls,
+// sleeps, clock syncs and exit go there, served by a proxy of its own at the
+// thread's own simulated time: one thread's blocking call never holds
+// another's (preload/rank_client.cpp, simserver/rank_proxy.hpp).
+inline constexpr uint32_t kLaneFree = 0;    // no thread owns it
+inline constexpr uint32_t kLaneOpening = 1; // a thread took it; no proxy serves it yet
+inline constexpr uint32_t kLaneOpen = 2;    // its proxy serves it
+inline constexpr uint32_t kLaneClosing = 3; // its thread ended (Op::LaneClose); the server frees it
+struct alignas(64) Lane {
+  Doorbell request_bell;
+  Doorbell reply_bell;
+  // Set by the process (kLaneFree -> kLaneOpening, by compare-and-swap, and
+  // kLaneClosing) and by the server (kLaneOpen, and kLaneFree once its proxy ended).
+  std::atomic<uint32_t> state;
+  std::atomic<int32_t> owner_tid; // kLaneUnborn: taken for a thread not started yet
+  // The thread's simulated time when it took the lane (nanoseconds): its
+  // first call is served from there, or from when the server sees it.
+  int64_t opened_at_ns;
+  // request_bell's value before the thread's first call: the proxy counts from there.
+  uint32_t opened_bell;
+  // As Channel::attention and Channel::parked, for this lane.
+  std::atomic<uint32_t> attention;
+  std::atomic<uint32_t> parked;
+  alignas(64) Request request;
+  alignas(64) Reply reply;
+};
+inline constexpr uint32_t kMaxLanes = 15;
+inline constexpr int32_t kLaneUnborn = -1;
 
 struct alignas(64) Channel {
   Doorbell request_bell; // rung by the rank, waited on by the server
@@ -146,6 +189,8 @@ struct alignas(64) Channel {
   // process sees `parked`.
   alignas(64) std::atomic<uint32_t> queued_state;
   QueuedCall queued_call;
+  // The other threads' own ways to the server.
+  Lane lanes[kMaxLanes];
 };
 inline constexpr uint32_t kQueuedCallNone = 0;
 inline constexpr uint32_t kQueuedCallWaiting = 1;

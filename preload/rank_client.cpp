@@ -47,10 +47,34 @@ int notice_fd = -1;
 // Threads in (or queued for) a wait or poll that PtlAbort can end.
 std::atomic<uint32_t> abortable_waiters{0};
 
-// Serializes the threads of the process on the single channel; also guards
-// the spin budget, which adapts to how fast this rank's peer answers.
+// Serializes the threads that call through the channel (the main thread,
+// and the others while no lane is free); also guards the spin budget, which
+// adapts to how fast this rank's peer answers.
 std::mutex channel_mutex;
 ipc::SpinBudget spin_budget;
+// The thread that attached: it calls through the channel. Any other thread
+// takes a lane of its own at its first call (ipc::Lane).
+pid_t main_tid = 0;
+// This thread's lane, once it has one; whether it found none free (it then
+// calls through the channel, after the others).
+thread_local ipc::Lane* own_lane = nullptr;
+thread_local bool no_lane_free = false;
+thread_local ipc::SpinBudget lane_spin_budget;
+// Calls this thread made on its lane: a thread that made none (a library's
+// thread that only ever sleeps in the kernel) leaves its lane to be closed
+// with the process, so that its end adds no step to the simulation at a
+// moment only real time decides.
+thread_local uint64_t lane_calls = 0;
+// A thread called on a lane: from then on the process answers nothing itself
+// (local polls, queued calls), since the event queues it would answer from
+// change with other threads' calls that its mirror does not show.
+std::atomic<bool> lanes_taken{false};
+// Lanes of this process open now: the proxy of each may be the one the
+// server waits on when another thread calls (kAttentionSibling).
+std::atomic<int> lanes_open{0};
+// Ends the lane of a thread when the thread ends (its value: the lane).
+pthread_key_t lane_key;
+bool lane_key_made = false;
 // Whether this thread is in an exchange: the sync timer's handler must not
 // start another one on it (sync_timer.cpp).
 thread_local bool in_exchange = false;
@@ -98,6 +122,20 @@ void send_notice(uint32_t notice)
   errno = saved_errno;
 }
 
+// Tells the proxies of the process's other threads that this one (on
+// `mine`, nullptr for the channel) called: whichever the server waits on lets
+// this call's proxy serve it.
+void wake_siblings(const ipc::Lane* mine)
+{
+  if (mine != nullptr)
+    ipc::wake_without_ringing(channel->request_bell, channel->attention, ipc::kAttentionSibling);
+  if (lanes_open.load(std::memory_order_relaxed) <= (mine != nullptr ? 1 : 0))
+    return;
+  for (ipc::Lane& lane : channel->lanes)
+    if (&lane != mine and lane.state.load(std::memory_order_relaxed) == ipc::kLaneOpen)
+      ipc::wake_without_ringing(lane.request_bell, lane.attention, ipc::kAttentionSibling);
+}
+
 // The exchange itself; the caller holds channel_mutex. The wait loop makes no
 // system call but the futex: anything else there would stretch every round
 // trip.
@@ -115,6 +153,8 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   // sees the ring before it parks the rank, or this sees `parked`.)
   if (channel->parked.load(std::memory_order_seq_cst) != 0)
     send_notice(channel_rank | ipc::kNoticeCallTag);
+  if (lanes_open.load(std::memory_order_relaxed) > 0)
+    wake_siblings(nullptr);
   // With more ranks than cores, spin only while the server still serves us,
   // or while no other rank stopped being served after us (the warm rank).
   const ipc::SpinCondition served{&scheduling->served_rank, channel_rank, &scheduling->warm_rank};
@@ -131,6 +171,112 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   sync_timer::after_reply(cpu_now, request.op == ipc::Op::Sync);
   channel->exchange_tid.store(0, std::memory_order_relaxed);
   in_exchange = false;
+}
+
+// The exchange of a thread with a lane of its own, on that lane: no other
+// thread uses it, and the process answers nothing itself meanwhile.
+void lane_exchange(ipc::Lane& lane, ipc::Request& request, ipc::Reply& reply)
+{
+  in_exchange = true;
+  // (Only a Portals call may change the queues the process answers from.)
+  if (ipc::is_portals_call(request.op) and not lanes_taken.load(std::memory_order_relaxed))
+    lanes_taken.store(true, std::memory_order_seq_cst);
+  request.compute_ns = sim_clock::compute_since_reply(sim_clock::thread_cpu_if_measured());
+  request.local_polls = {};
+  lane_calls++;
+  uint32_t seen = lane.reply_bell.current();
+  lane.request = request;
+  lane.request_bell.ring();
+  if (lane.parked.load(std::memory_order_seq_cst) != 0)
+    send_notice(channel_rank | ipc::kNoticeCallTag);
+  wake_siblings(&lane);
+  ipc::wait_for_ring(lane.reply_bell, seen, lane_spin_budget, nullptr, nullptr, nullptr);
+  reply = lane.reply;
+  const uint64_t cpu_now = sim_clock::thread_cpu_if_measured();
+  sim_clock::on_reply(reply.now, cpu_now);
+  sync_timer::after_reply(cpu_now, request.op == ipc::Op::Sync);
+  in_exchange = false;
+}
+
+// The lane of a thread that ends: its proxy ends, and the lane is free again.
+void close_lane(void* value)
+{
+  auto* lane = static_cast<ipc::Lane*>(value);
+  if (lane == nullptr or current_state.load(std::memory_order_acquire) != State::Attached)
+    return;
+  if (lane == own_lane and lane_calls == 0) {
+    own_lane = nullptr;
+    return;
+  }
+  ipc::Request request;
+  request.op = ipc::Op::LaneClose;
+  ipc::Reply reply;
+  lane_exchange(*lane, request, reply);
+  if (own_lane == lane)
+    own_lane = nullptr;
+  lanes_open.fetch_sub(1, std::memory_order_relaxed);
+}
+
+// Takes a free lane for `owner` (a thread id, or kLaneUnborn), ready to be
+// opened (kLaneOpening) from `opened_at_ns`; nullptr when none is free.
+ipc::Lane* claim_lane(int32_t owner, int64_t opened_at_ns)
+{
+  for (ipc::Lane& lane : channel->lanes) {
+    int32_t free_owner = 0;
+    // Taken by its owner's id; the server frees it (state, then owner) once
+    // its proxy has ended.
+    if (lane.state.load(std::memory_order_acquire) != ipc::kLaneFree or
+        not lane.owner_tid.compare_exchange_strong(free_owner, owner, std::memory_order_acq_rel))
+      continue;
+    if (lane.state.load(std::memory_order_acquire) != ipc::kLaneFree) {
+      lane.owner_tid.store(0, std::memory_order_release);
+      continue;
+    }
+    lane.opened_at_ns = opened_at_ns;
+    lane.opened_bell = lane.request_bell.current();
+    lane.attention.store(0, std::memory_order_relaxed);
+    lane.parked.store(0, std::memory_order_relaxed);
+    lane.state.store(ipc::kLaneOpening, std::memory_order_seq_cst);
+    lanes_open.fetch_add(1, std::memory_order_relaxed);
+    return &lane;
+  }
+  return nullptr;
+}
+
+// The lane of a thread from now on: its clock follows its own replies from
+// `born_ns`, and the lane ends with the thread.
+void take_as_own(ipc::Lane& lane, int64_t born_ns)
+{
+  own_lane = &lane;
+  sim_clock::start_own_timeline(born_ns);
+  if (lane_key_made)
+    pthread_setspecific(lane_key, &lane);
+}
+
+// This thread's lane: its own, or a free one it takes now; nullptr for the
+// main thread, or when every lane is taken (it then calls through the
+// channel, after the other threads there).
+ipc::Lane* lane_of_this_thread()
+{
+  if (own_lane != nullptr or no_lane_free)
+    return own_lane;
+  static thread_local const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
+  if (tid == main_tid)
+    return nullptr;
+  const int64_t now = sim_clock::now_ns();
+  ipc::Lane* lane = claim_lane(tid, now);
+  if (lane == nullptr) {
+    no_lane_free = true;
+    say("libportals (s4bxi): more threads of this rank call the emulator than it has lanes for; the others call "
+        "through the main thread's channel, one at a time\n");
+    return nullptr;
+  }
+  take_as_own(*lane, now);
+  // The rank's proxy opens it if it waits on this process (after what the
+  // process answered itself); else whoever handles the notice does.
+  ipc::wake_without_ringing(channel->request_bell, channel->attention, ipc::kAttentionLane);
+  send_notice(channel_rank | ipc::kNoticeLaneTag);
+  return own_lane;
 }
 
 // A Sync exchange: brings the rank's clock to its simulated time and the
@@ -263,6 +409,8 @@ __attribute__((constructor(101))) void attach()
     current_state.store(State::NotTheRank, std::memory_order_release);
     return;
   }
+  main_tid = static_cast<pid_t>(syscall(SYS_gettid));
+  lane_key_made = pthread_key_create(&lane_key, close_lane) == 0;
   clock_settings = header->clock;
   sim_clock::set_compute_model(clock_settings.cpu_factor, clock_settings.cpu_threshold_s);
   sim_clock::watch_releases(&channel->release_generation, &channel->release_now);
@@ -293,9 +441,10 @@ __attribute__((constructor(101))) void attach()
 // Runs after the program's destructors and atexit handlers (they belong to
 // objects initialised after this library), so Portals calls made there are
 // still served.
+// The thread that exits may not be the main thread, which may be in a call
+// (a wait that only this exit ends): it tells the server on its own lane.
 __attribute__((destructor(101))) void detach()
 {
-  std::lock_guard lock(channel_mutex);
   if (current_state.load(std::memory_order_acquire) != State::Attached)
     return;
   ipc::Request request;
@@ -303,6 +452,14 @@ __attribute__((destructor(101))) void detach()
   // The real exit status is not known here; the server learns it from waitpid.
   request.args.exit.status = 0;
   ipc::Reply reply;
+  if (ipc::Lane* lane = lane_of_this_thread(); lane != nullptr) {
+    lane_exchange(*lane, request, reply);
+    current_state.store(State::Exited, std::memory_order_release);
+    return;
+  }
+  std::lock_guard lock(channel_mutex);
+  if (current_state.load(std::memory_order_acquire) != State::Attached)
+    return;
   exchange(request, reply);
   current_state.store(State::Exited, std::memory_order_release);
 }
@@ -323,6 +480,18 @@ bool call(ipc::Request& request, ipc::Reply& reply)
     // this thread waits for another thread's call ends this wait too.
     abortable_waiters.fetch_add(1, std::memory_order_seq_cst);
     request.abort_epoch = channel->abort_generation.load(std::memory_order_seq_cst);
+  }
+  if (ipc::Lane* lane = state() == State::Attached ? lane_of_this_thread() : nullptr; lane != nullptr) {
+    if (can_abort and channel->abort_generation.load() != request.abort_epoch) {
+      reply = ipc::Reply{};
+      reply.status = ipc::Status::Aborted;
+    } else {
+      lane_exchange(*lane, request, reply);
+    }
+    if (can_abort)
+      abortable_waiters.fetch_sub(1);
+    errno = saved_errno;
+    return true;
   }
   std::unique_lock lock(channel_mutex);
   // Checked under the lock: another thread may have sent Exit meanwhile.
@@ -349,7 +518,8 @@ local_polls::Answer answer_poll_locally(std::span<const ipc::Handle> queues, boo
   // Not while the clock is behind the rank's simulated time (parked, or an
   // answer before the call's end), nor while another thread is in a call.
   if (state() != State::Attached or in_exchange or clock_pending.load(std::memory_order_relaxed) or
-      channel->parked.load(std::memory_order_seq_cst) != 0)
+      channel->parked.load(std::memory_order_seq_cst) != 0 or lanes_taken.load(std::memory_order_seq_cst) or
+      own_lane != nullptr)
     return {};
   std::unique_lock lock(channel_mutex, std::try_to_lock);
   if (not lock.owns_lock())
@@ -366,8 +536,8 @@ namespace {
 bool may_queue(std::unique_lock<std::mutex>& lock)
 {
   if (state() != State::Attached or in_exchange or clock_pending.load(std::memory_order_relaxed) or
-      channel->parked.load(std::memory_order_seq_cst) != 0 or
-      channel->queued_state.load(std::memory_order_seq_cst) != ipc::kQueuedCallNone)
+      channel->parked.load(std::memory_order_seq_cst) != 0 or lanes_taken.load(std::memory_order_seq_cst) or
+      own_lane != nullptr or channel->queued_state.load(std::memory_order_seq_cst) != ipc::kQueuedCallNone)
     return false;
   lock = std::unique_lock(channel_mutex, std::try_to_lock);
   return lock.owns_lock();
@@ -435,6 +605,46 @@ ipc::Handle queue_append(const ipc::AppendArgs& args)
   return entry;
 }
 
+int claim_lane_for_new_thread()
+{
+  if (state() != State::Attached or channel == nullptr)
+    return -1;
+  ipc::Lane* lane = claim_lane(ipc::kLaneUnborn, 0);
+  return lane == nullptr ? -1 : static_cast<int>(lane - channel->lanes);
+}
+
+void open_lane_of_new_thread(int index)
+{
+  if (index < 0 or state() != State::Attached)
+    return;
+  // At this thread's simulated time; the server lets the new thread run
+  // until it calls or sleeps before the simulation goes on.
+  ipc::Request request;
+  request.op = ipc::Op::LaneOpen;
+  request.args.handle.handle = static_cast<uint32_t>(index);
+  ipc::Reply reply;
+  call(request, reply);
+}
+
+void release_unborn_lane(int index)
+{
+  if (index < 0 or state() != State::Attached)
+    return;
+  // The server never heard of it: free again at once.
+  lanes_open.fetch_sub(1, std::memory_order_relaxed);
+  channel->lanes[index].state.store(ipc::kLaneFree, std::memory_order_release);
+  channel->lanes[index].owner_tid.store(0, std::memory_order_release);
+}
+
+void adopt_lane(int index, int64_t born_ns)
+{
+  if (index < 0 or state() != State::Attached)
+    return;
+  ipc::Lane& lane = channel->lanes[index];
+  lane.owner_tid.store(static_cast<int32_t>(syscall(SYS_gettid)), std::memory_order_release);
+  take_as_own(lane, born_ns);
+}
+
 void note_thread_created()
 {
   if (state() == State::Attached)
@@ -452,8 +662,22 @@ void abort_waits()
 
 void resync_if_stale()
 {
-  if (channel == nullptr or in_exchange or state() != State::Attached or
-      (channel->parked.load(std::memory_order_relaxed) == 0 and not clock_pending.load(std::memory_order_relaxed)))
+  if (channel == nullptr or in_exchange or state() != State::Attached)
+    return;
+  if (own_lane != nullptr) {
+    // (A thread that never called reads its own clock as it is: a Sync would
+    // wake its lane at a moment only real time decides.)
+    if (own_lane->parked.load(std::memory_order_relaxed) == 0 or lane_calls == 0)
+      return;
+    const int saved_errno = errno;
+    ipc::Request request;
+    request.op = ipc::Op::Sync;
+    ipc::Reply reply;
+    lane_exchange(*own_lane, request, reply);
+    errno = saved_errno;
+    return;
+  }
+  if (channel->parked.load(std::memory_order_relaxed) == 0 and not clock_pending.load(std::memory_order_relaxed))
     return;
   std::unique_lock lock(channel_mutex, std::try_to_lock);
   if (not lock.owns_lock())
@@ -467,6 +691,13 @@ bool sync_from_signal_handler()
 {
   if (in_exchange or state() != State::Attached)
     return false;
+  if (own_lane != nullptr) {
+    ipc::Request request;
+    request.op = ipc::Op::Sync;
+    ipc::Reply reply;
+    lane_exchange(*own_lane, request, reply);
+    return true;
+  }
   std::unique_lock lock(channel_mutex, std::try_to_lock);
   if (not lock.owns_lock()) // another thread is in a call: it syncs the rank
     return false;

@@ -58,6 +58,16 @@ ipc::Handle queue_append(const ipc::AppendArgs& args);
 // Does nothing when no thread waits (as Sandia's implementation).
 void abort_waits();
 
+// The program starts a thread (thread_hooks.cpp): a lane taken for it before
+// it starts (-1: not attached, or no lane free, and the thread calls through
+// the channel), opened once it runs, at the calling thread's simulated time
+// (Op::LaneOpen), or given back when it could not be started. The thread
+// adopts it when it starts, with `born_ns` (its creator's clock) as its clock.
+int claim_lane_for_new_thread();
+void open_lane_of_new_thread(int index);
+void release_unborn_lane(int index);
+void adopt_lane(int index, int64_t born_ns);
+
 // The program started a thread (thread_hooks.cpp): from now on one thread
 // may end another's wait with PtlAbort, so the server must not take such a
 // wait for a deadlock while another thread runs.

@@ -1,8 +1,10 @@
-// Threads: a reply received by one thread moves the clock of every thread,
-// because the simulated time of a process is one timeline. A thread that did
-// not make the call restarts its local extrapolation from that reply, taking
-// its own CPU time at the moment it notices the reply as origin; CPU time is
-// per thread, so the replying thread's CPU reading means nothing to it.
+// Threads: a reply received by one thread moves the clock of every thread on
+// the same timeline. The threads that call through the rank's channel share
+// the process's timeline; a thread with a lane of its own (ipc::Lane) has its
+// own, which its replies alone move. A thread that did not make the call
+// restarts its local extrapolation from that reply, taking its own CPU time
+// at the moment it notices the reply as origin; CPU time is per thread, so
+// the replying thread's CPU reading means nothing to it.
 #include "sim_clock.hpp"
 
 #include "real_functions.hpp"
@@ -25,14 +27,19 @@ const std::atomic<uint32_t>* release_generation = nullptr;
 const double* release_now = nullptr;
 thread_local uint32_t release_seen = 0;
 
-// Latest reply of any thread. `generation` is published after `reply_ns`, so a
-// thread that sees a generation also sees that reply's time (or a later one).
-std::atomic<int64_t> reply_ns{0};
-std::atomic<uint64_t> generation{0};
-
-// Largest value returned so far: the clamp that keeps the clock monotonic
-// across threads and across the rounding of CPU readings.
-std::atomic<int64_t> latest_returned_ns{0};
+struct Timeline {
+  // Latest reply of any thread on it. `generation` is published after
+  // `reply_ns`, so a thread that sees a generation also sees that reply's
+  // time (or a later one).
+  std::atomic<int64_t> reply_ns{0};
+  std::atomic<uint64_t> generation{0};
+  // Largest value returned so far: the clamp that keeps the clock monotonic
+  // across threads and across the rounding of CPU readings.
+  std::atomic<int64_t> latest_returned_ns{0};
+};
+Timeline process_timeline;
+thread_local Timeline own_timeline; // a thread's with a lane of its own
+thread_local Timeline* timeline = &process_timeline;
 
 struct ThreadClock {
   uint64_t seen_generation = 0; // reply the extrapolation below starts from
@@ -90,8 +97,8 @@ uint64_t compute_since_reply(uint64_t thread_cpu_now_ns)
 void on_reply(double now_seconds, uint64_t thread_cpu_now_ns)
 {
   int64_t ns = to_ns(now_seconds);
-  reply_ns.store(ns, std::memory_order_relaxed);
-  uint64_t gen = generation.fetch_add(1, std::memory_order_release) + 1;
+  timeline->reply_ns.store(ns, std::memory_order_relaxed);
+  uint64_t gen = timeline->generation.fetch_add(1, std::memory_order_release) + 1;
   self.seen_generation = gen;
   self.own_generation = gen;
   self.releases_at_reply =
@@ -111,10 +118,10 @@ uint64_t thread_cpu_if_measured()
 int64_t now_ns()
 {
   uint64_t cpu = thread_cpu_if_measured();
-  uint64_t gen = generation.load(std::memory_order_acquire);
+  uint64_t gen = timeline->generation.load(std::memory_order_acquire);
   if (gen != self.seen_generation) {
     self.seen_generation = gen;
-    self.base_ns = reply_ns.load(std::memory_order_relaxed);
+    self.base_ns = timeline->reply_ns.load(std::memory_order_relaxed);
     self.base_cpu_ns = cpu;
   }
   double factor = cpu_factor.load(std::memory_order_relaxed);
@@ -140,6 +147,7 @@ int64_t now_ns()
     }
   }
 
+  std::atomic<int64_t>& latest_returned_ns = timeline->latest_returned_ns;
   int64_t latest = latest_returned_ns.load(std::memory_order_relaxed);
   while (now > latest and not latest_returned_ns.compare_exchange_weak(latest, now, std::memory_order_relaxed)) {
   }
@@ -148,7 +156,7 @@ int64_t now_ns()
 
 LocalStep plan_local_step()
 {
-  if (self.own_generation != generation.load(std::memory_order_acquire))
+  if (self.own_generation != timeline->generation.load(std::memory_order_acquire))
     return {};
   if (release_generation != nullptr &&
       release_generation->load(std::memory_order_acquire) != self.releases_at_reply)
@@ -160,7 +168,7 @@ LocalStep plan_local_step()
   if (compute_ns < cpu_threshold_ns.load(std::memory_order_relaxed))
     compute_ns = 0;
   const int64_t start = self.base_ns + static_cast<int64_t>(compute_ns);
-  if (start < latest_returned_ns.load(std::memory_order_relaxed))
+  if (start < timeline->latest_returned_ns.load(std::memory_order_relaxed))
     return {};
   return {true, start, compute_ns > 0, burst, cpu};
 }
@@ -170,6 +178,20 @@ void take_local_step(const LocalStep& step, int64_t end_ns)
   self.base_ns = end_ns;
   self.base_cpu_ns = step.cpu_ns;
   self.compute_mark_ns = step.cpu_ns;
+}
+
+void start_own_timeline(int64_t now)
+{
+  const uint64_t cpu = thread_cpu_if_measured();
+  own_timeline.reply_ns.store(now, std::memory_order_relaxed);
+  own_timeline.latest_returned_ns.store(now, std::memory_order_relaxed);
+  own_timeline.generation.store(1, std::memory_order_release);
+  timeline = &own_timeline;
+  self.seen_generation = 1;
+  self.own_generation = 1;
+  self.base_ns = now;
+  self.base_cpu_ns = cpu;
+  self.compute_mark_ns = cpu;
 }
 
 } // namespace s4bxi::preload::sim_clock

@@ -53,4 +53,8 @@ LocalStep plan_local_step();
 // the next request's compute starts from here.
 void take_local_step(const LocalStep& step, int64_t end_ns);
 
+// The calling thread takes a lane of its own (ipc::Lane): from now on its
+// clock follows its own replies only, starting from `now` (nanoseconds).
+void start_own_timeline(int64_t now);
+
 } // namespace s4bxi::preload::sim_clock

@@ -267,9 +267,13 @@ int main(int argc, char** argv)
     world.ranks[r].sleep_in_long_waits = oversubscribed;
     world.ranks[r].debugged = std::find(launch->debugged_ranks.begin(), launch->debugged_ranks.end(), r) !=
                               launch->debugged_ranks.end();
-    s4u::Actor::create("rank" + std::to_string(r), world.nodes[(*node_of)[r]].cpu,
-                       [&world, &api, &pmi, &control, r] { RankProxy(world, api, pmi, control, r)(); });
+    s4u::Actor::create("rank" + std::to_string(r), world.nodes[(*node_of)[r]].cpu, [&world, &api, &pmi, &control, r] {
+      RankProxy(world, api, pmi, control, world.ranks[r])();
+    });
   }
+  world.open_lanes = [&world, &api, &pmi, &control](RankPortals& rank) {
+    RankProxy::open_lanes(world, api, pmi, control, rank);
+  };
   s4u::Engine::on_time_advance_cb([&world, &control](double) {
     world.engine_rounds++;
     control.check_interrupt();
@@ -279,7 +283,7 @@ int main(int argc, char** argv)
     for (unsigned r = 0; r < processes.count(); ++r)
       if (auto end = processes.poll_exit(r); end && (end->signaled || end->code != 0))
         control.rank_failed(r, *end);
-    const std::string waiting = job::describe_blocked_ranks(world.ranks, [](const RankPortals& rank) {
+    const std::string waiting = job::describe_blocked_ranks(world, [](const RankPortals& rank) {
       return rank.alive ? "in " + rank.current_call : std::string("exited");
     });
     control.finish(job::kDeadlockStatus, "deadlock: no rank can make progress (" + waiting +

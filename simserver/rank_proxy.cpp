@@ -16,7 +16,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
+
+// How long (real time) a caller that most likely waits for another thread
+// of its process sleeps in the kernel before it is parked (asleep_for_long).
+constexpr double kQuickParkS = 0.0005;
 
 XBT_LOG_NEW_DEFAULT_CATEGORY(s4bxi_proxy, "Rank proxy actors: the server side of each rank's channel");
 
@@ -65,8 +70,9 @@ class StallWatch {
 public:
   // Returns a deadlock sentence when the rank is blocked for good outside the
   // emulated calls and no other rank can run to release it.
-  std::string tick(std::vector<RankPortals>& ranks, const RankPortals& rank)
+  std::string tick(World& world, const RankPortals& rank)
   {
+    std::vector<RankPortals>& ranks = world.ranks;
     const double limit = options::stall_notice_after_s();
     if (limit <= 0 || rank.debugged) // stopped in the debugger: the user knows
       return {};
@@ -98,7 +104,7 @@ public:
     for (const auto& other : ranks)
       if (other.alive && other.rank != rank.rank && job::any_thread_running(other.os_pid))
         return {};
-    const std::string others = job::describe_blocked_ranks(ranks, [&rank, &what](const RankPortals& r) {
+    const std::string others = job::describe_blocked_ranks(world, [&rank, &what](const RankPortals& r) {
           if (r.rank == rank.rank)
             return what;
           if (not r.alive)
@@ -121,58 +127,105 @@ private:
 
 RankProxy::Wake RankProxy::wait_for_request()
 {
-  ipc::Channel* channel = world_.processes->channel(rank_);
+  ipc::Doorbell& request_bell = caller_.request_bell();
+  std::atomic<uint32_t>& attention = caller_.attention();
+  const bool main_lane = caller_.lane == nullptr;
   // A safety net: the rank watcher tells a process's end at once (pidfd), but
   // a kernel without pidfds, or Ctrl-C, are noticed here.
   const timespec liveness_period{0, 20'000'000};
+  // The callers of a process whose threads make Portals calls: looked at
+  // every half millisecond, and parked soon after their thread sleeps in
+  // the kernel (asleep_for_long).
+  const timespec quick_period{0, 500'000};
   // From now on, until its answer, the server waits on this rank alone.
-  world_.processes->scheduling()->served_rank.store(rank_, std::memory_order_relaxed);
+  if (main_lane)
+    world_.processes->scheduling()->served_rank.store(rank_, std::memory_order_relaxed);
   struct WaitClock {
-    RankStatistics& stats;
+    RankPortals& caller;
     const double start = job::wall_clock_now();
-    ~WaitClock() { stats.server_waited_s += job::wall_clock_now() - start; }
-  } wait_clock{world_.ranks[rank_].stats};
+    WaitClock(RankPortals& waited) : caller(waited) { caller.awaiting_request = true; }
+    ~WaitClock()
+    {
+      caller.awaiting_request = false;
+      caller.stats.server_waited_s += job::wall_clock_now() - start;
+    }
+  } wait_clock{caller_};
   StallWatch stall;
   while (true) {
-    const bool woken =
-        ipc::wait_for_ring(channel->request_bell, requests_seen_, spin_, &liveness_period, &channel->attention);
+    if (not main_lane) // its thread sets it when it starts (a lane taken by its creator)
+      caller_.os_tid = caller_.lane->owner_tid.load(std::memory_order_acquire);
+    const bool quick = caller_.process().calling_lanes > 0;
+    const timespec& period = quick ? quick_period : liveness_period;
+    const bool woken = ipc::wait_for_ring(request_bell, requests_seen_, spin_, &period, &attention);
     if (not woken) {
       // A call the process answered itself runs even while the process
       // makes no call (it spins on memory, or blocks in the kernel): at its
       // own simulated time, whenever it is taken.
-      run_queued_call();
-      if (std::string deadlock = stall.tick(world_.ranks, world_.ranks[rank_]); not deadlock.empty())
+      if (main_lane)
+        run_queued_call();
+      if (std::string deadlock = stall.tick(world_, caller_); not deadlock.empty())
         control_.finish(job::kDeadlockStatus, deadlock);
       if (asleep_for_long()) {
         park();
         continue; // it called or ended
       }
     }
-    // Only the server's rank watcher sets attention bits, and only these.
-    if (const uint32_t bits = channel->attention.load(); (bits & ~ipc::kAttentionAll) != 0) {
+    // Only the server's rank watcher (and, for kAttentionLane, the process)
+    // sets attention bits, and only these.
+    if (const uint32_t bits = attention.load(); (bits & ~ipc::kAttentionAll) != 0) {
       char text[64];
       std::snprintf(text, sizeof text, "attention flags 0x%x", bits);
       overwritten(text);
     }
     // A PtlAbort or a parked rank's call, in any rank: wake who it releases.
-    if ((channel->attention.load() & ipc::kAttentionNotice) != 0) {
-      channel->attention.fetch_and(~ipc::kAttentionNotice);
+    if ((attention.load() & ipc::kAttentionNotice) != 0) {
+      attention.fetch_and(~ipc::kAttentionNotice);
       api_.poll_sentinel().deliver_outside_notices();
     }
-    if ((channel->attention.load() & ipc::kAttentionPmi) != 0) {
-      channel->attention.fetch_and(~ipc::kAttentionPmi);
+    if ((attention.load() & ipc::kAttentionSibling) != 0) {
+      // Another thread of the process called: its proxy waits behind this
+      // one (one proxy waits at a time). What the process answered itself
+      // comes first; then this proxy steps aside, at the same simulated time.
+      attention.fetch_and(~ipc::kAttentionSibling);
+      if (main_lane) {
+        run_queued_call();
+        replay_published_polls();
+      }
+      if (request_bell.current() == requests_seen_ && sibling_call_waits()) {
+        caller_.awaiting_request = false;
+        s4u::this_actor::yield();
+        caller_.awaiting_request = true;
+        continue;
+      }
+    }
+    if (main_lane && (attention.load() & ipc::kAttentionLane) != 0) {
+      // A thread took a lane: what the process answered itself comes first
+      // (from now on it answers nothing itself), then the thread's calls.
+      attention.fetch_and(~ipc::kAttentionLane);
+      run_queued_call();
+      replay_published_polls();
+      open_lanes(world_, api_, pmi_, control_, caller_);
+    }
+    if (main_lane && (attention.load() & ipc::kAttentionPmi) != 0) {
+      attention.fetch_and(~ipc::kAttentionPmi);
       return Wake::Pmi; // a request rung meanwhile stays pending for the next wait
     }
-    if (channel->request_bell.current() != requests_seen_) {
-      requests_seen_ = channel->request_bell.current();
+    if (request_bell.current() != requests_seen_) {
+      requests_seen_ = request_bell.current();
+      caller_.bell_seen = requests_seen_;
+      // A happening for the outside holder (portals/outside_holder.cpp):
+      // what this proxy starts for the call (a compute, a sleep) is not an
+      // activity until the round ends, and the holder, running after it in
+      // the same round, must not take the simulation for idle.
+      RankPortals::notifications++;
       return Wake::Request;
     }
     if (woken)
-      channel->attention.fetch_and(~ipc::kAttentionEnded);
+      attention.fetch_and(~ipc::kAttentionEnded);
     control_.check_interrupt();
     if (auto end = world_.processes->poll_exit(rank_)) {
       // It may have rung just before dying.
-      if (channel->request_bell.current() != requests_seen_)
+      if (request_bell.current() != requests_seen_)
         continue;
       ended(*end);
       return Wake::Ended;
@@ -182,9 +235,14 @@ RankProxy::Wake RankProxy::wait_for_request()
 
 bool RankProxy::asleep_for_long()
 {
-  const RankPortals& rank = world_.ranks[rank_];
-  const double limit = options::park_after_s();
-  if (limit <= 0 || rank.debugged || not job::asleep_in_kernel(rank.os_pid)) {
+  const RankPortals& rank = caller_;
+  // A caller of a process whose threads make Portals calls: asleep in the
+  // kernel, it most likely waits for another of its threads (a lock, a
+  // condition of the MPI library), which cannot go on while the simulation
+  // waits for this one.
+  const bool quick = rank.process().calling_lanes > 0;
+  const double limit = quick ? std::min(options::park_after_s(), kQuickParkS) : options::park_after_s();
+  if (limit <= 0 || rank.debugged || not job::asleep_in_kernel(rank.os_pid, job::threads_of(world_, rank))) {
     asleep_since_ = -1;
     return false;
   }
@@ -196,36 +254,50 @@ bool RankProxy::asleep_for_long()
 
 void RankProxy::park()
 {
-  ipc::Channel* channel = world_.processes->channel(rank_);
-  RankPortals& rank = world_.ranks[rank_];
+  RankPortals& rank = caller_;
   asleep_since_ = -1;
   // Sequentially consistent, as the rank's ring and its look at `parked`:
   // either the rank's next call is seen here, or the rank sends a notice.
-  channel->parked.store(1, std::memory_order_seq_cst);
-  run_queued_call(); // after `parked`: a call queued later is followed by a Sync
-  replay_published_polls(); // after `parked`: a poll answered later is left to the server
+  rank.parked_flag().store(1, std::memory_order_seq_cst);
+  if (rank.lane == nullptr) {
+    run_queued_call(); // after `parked`: a call queued later is followed by a Sync
+    replay_published_polls(); // after `parked`: a poll answered later is left to the server
+    // Lanes its threads took: from now on, whoever handles their notices opens them.
+    rank.attention().fetch_and(~ipc::kAttentionLane);
+    open_lanes(world_, api_, pmi_, control_, rank);
+  }
+  rank.awaiting_request = false;
   rank.parked_bell = requests_seen_;
-  if (not job::rang_or_ended(rank)) {
+  if (not job::released_from_park(rank)) {
     const std::string call_before = rank.current_call;
     rank.current_call = job::kernel_wait_of(rank);
     XBT_DEBUG("rank %u parked: %s", rank_, rank.current_call.c_str());
     const double start = s4u::Engine::get_clock();
+    // A thread that blocked before its first call (a library's thread in
+    // epoll) is dormant: nothing in the simulation waits for it, the outside
+    // holder does not hold the simulation for it, and its blocked time is
+    // not the rank's waiting time. Its call, if any, still wakes it.
+    const bool dormant = rank.dormant();
+    unsigned& parked_count = dormant ? world_.dormant_lanes : world_.parked_ranks;
     {
       std::unique_lock lock(*rank.mutex);
       rank.parked = true;
-      world_.parked_ranks++;
+      parked_count++;
       api_.poll_sentinel().arm();
-      while (not job::rang_or_ended(rank))
+      while (not job::released_from_park(rank))
         rank.changed->wait(lock);
       rank.parked = false;
-      world_.parked_ranks--;
+      parked_count--;
     }
     rank.current_call = call_before;
-    portals::Api::charge_blocked(rank, trace::Kind::Wait, start, "blocked in the kernel");
+    if (not dormant)
+      portals::Api::charge_blocked(rank, trace::Kind::Wait, start, "blocked in the kernel");
   }
-  channel->parked.store(0, std::memory_order_seq_cst);
+  rank.awaiting_request = true;
+  rank.parked_flag().store(0, std::memory_order_seq_cst);
   // Other proxies ran meanwhile: from now on, the server waits on this rank.
-  world_.processes->scheduling()->served_rank.store(rank_, std::memory_order_relaxed);
+  if (rank.lane == nullptr)
+    world_.processes->scheduling()->served_rank.store(rank_, std::memory_order_relaxed);
 }
 
 void RankProxy::overwritten(const std::string& evidence)
@@ -244,10 +316,10 @@ void RankProxy::inject_compute(uint64_t compute_ns)
     return;
   const double start = s4u::Engine::get_clock();
   s4u::this_actor::execute(seconds * s4u::this_actor::get_host()->get_speed());
-  world_.ranks[rank_].stats.compute_s += seconds;
+  caller_.stats.compute_s += seconds;
   if (trace::active != nullptr)
     trace::active->record({.kind = trace::Kind::Compute,
-                           .node = world_.ranks[rank_].node,
+                           .node = caller_.node,
                            .rank = static_cast<int>(rank_),
                            .start = start,
                            .end = s4u::Engine::get_clock()});
@@ -255,8 +327,20 @@ void RankProxy::inject_compute(uint64_t compute_ns)
 
 void RankProxy::reply(ipc::Reply reply)
 {
-  ipc::Channel* channel = world_.processes->channel(rank_);
   reply.now = s4u::Engine::get_clock();
+  RankStatistics& stats = caller_.stats;
+  stats.answers++;
+  if (caller_.lane != nullptr) {
+    // A thread's lane: the process answers nothing itself while it has lanes.
+    ipc::Lane& lane = *caller_.lane;
+    if (lane.reply_bell.sleeping.load(std::memory_order_relaxed) != 0)
+      stats.wake_ups++;
+    lane.reply = reply;
+    lane.reply_bell.sleep_hint.store(0, std::memory_order_relaxed);
+    lane.reply_bell.ring();
+    return;
+  }
+  ipc::Channel* channel = world_.processes->channel(rank_);
   if (options::local_polls()) {
     // No event not written yet lands before a PCIe write from now (what the
     // mirror gives), nor before one from the NIC's earliest write.
@@ -268,8 +352,6 @@ void RankProxy::reply(ipc::Reply reply)
   }
   if (options::queued_appends())
     api_.write_append_permits(world_.ranks[rank_], channel->append_permits);
-  RankStatistics& stats = world_.ranks[rank_].stats;
-  stats.answers++;
   if (channel->reply_bell.sleeping.load(std::memory_order_relaxed) != 0)
     stats.wake_ups++; // the ring below wakes it up (a futex wake, and a scheduling delay)
   last_answer_at_ = reply.now;
@@ -282,8 +364,14 @@ void RankProxy::reply(ipc::Reply reply)
 
 void RankProxy::ended(const job::Termination& end)
 {
+  if (caller_.lane != nullptr)
+    close_lane();
   RankPortals& rank = world_.ranks[rank_];
+  if (not rank.alive)
+    return; // told by the proxy of another of its threads
   rank.alive = false;
+  // Its other threads' calls end too (portals/api.cpp, block_until).
+  rank.notify();
   if (rank.debugged && rank.current_call != "exit")
     control_.finish(end.shell_status() != 0 ? end.shell_status() : 1,
                     "rank " + std::to_string(rank_) +
@@ -397,16 +485,18 @@ void RankProxy::run_queued_call()
 
 ipc::Reply RankProxy::serve(const ipc::Request& request, bool* answered_early)
 {
-  RankPortals& rank = world_.ranks[rank_];
-  const bool portals_call =
-      request.op != ipc::Op::Sleep && request.op != ipc::Op::Noop && request.op != ipc::Op::Sync;
+  RankPortals& rank = caller_;
+  const bool portals_call = ipc::is_portals_call(request.op);
   if (portals_call)
     rank.stats.portals_calls++;
   rank.current_call = describe_call(request);
   if (portals_call)
     rank.last_call = portals::Api::call_name(request.op);
   const bool traced = portals_call && trace::active != nullptr;
-  if (traced)
+  const double call_start = s4u::Engine::get_clock();
+  // A lane's call may overlap the rank's (or another lane's): recorded whole
+  // at its end, not as the rank's open call.
+  if (traced && rank.lane == nullptr)
     trace::active->begin_call({.kind = trace::Kind::Call,
                                .node = rank.node,
                                .rank = static_cast<int>(rank_),
@@ -438,14 +528,202 @@ ipc::Reply RankProxy::serve(const ipc::Request& request, bool* answered_early)
   }
   rank.answer_early = nullptr;
   rank.running_ahead = false;
-  if (traced && trace::active != nullptr)
+  if (traced && trace::active != nullptr && rank.lane == nullptr)
     trace::active->end_call(rank_, s4u::Engine::get_clock());
+  else if (traced && trace::active != nullptr)
+    trace::active->record({.kind = trace::Kind::Call,
+                           .node = rank.node,
+                           .rank = static_cast<int>(rank_),
+                           .start = call_start,
+                           .end = s4u::Engine::get_clock(),
+                           .what = portals::Api::call_name(request.op)});
   rank.current_call = "user code";
   return answer;
 }
 
+void RankProxy::start_lane(World& world, portals::Api& api, pmi::Server& pmi, job::JobControl& control,
+                           RankPortals& rank, unsigned index, bool asleep)
+{
+  ipc::Lane& lane = rank.channel->lanes[index];
+  RankPortals& caller = world.lanes.emplace_back();
+  caller.rank = rank.rank;
+  caller.node = rank.node;
+  caller.pid = rank.pid;
+  caller.uid = rank.uid;
+  caller.os_pid = rank.os_pid;
+  caller.channel = rank.channel;
+  caller.sleep_in_long_waits = rank.sleep_in_long_waits;
+  caller.mutex = rank.mutex;
+  caller.changed = rank.changed;
+  caller.nic_memory_work = rank.nic_memory_work;
+  caller.owner = &rank;
+  caller.lane = &lane;
+  caller.lane_index = index;
+  caller.os_tid = lane.owner_tid.load(std::memory_order_relaxed);
+  caller.current_call = "user code";
+  caller.start_parked = asleep;
+  XBT_DEBUG("rank %u: lane %u opens (thread %d)", rank.rank, index, static_cast<int>(caller.os_tid));
+  s4u::Actor::create("rank" + std::to_string(rank.rank) + "-lane" + std::to_string(index),
+                     s4u::this_actor::get_host(),
+                     [&world, &api, &pmi, &control, &caller] { RankProxy(world, api, pmi, control, caller)(); });
+}
+
+void RankProxy::open_lanes(World& world, portals::Api& api, pmi::Server& pmi, job::JobControl& control,
+                           RankPortals& rank)
+{
+  for (unsigned index = 0; index < ipc::kMaxLanes; ++index) {
+    uint32_t opening = ipc::kLaneOpening;
+    if (rank.alive && rank.channel->lanes[index].owner_tid.load(std::memory_order_acquire) > 0 &&
+        rank.channel->lanes[index].state.compare_exchange_strong(opening, ipc::kLaneOpen))
+      start_lane(world, api, pmi, control, rank, index, false);
+  }
+}
+
+void RankProxy::open_lane_for_thread(uint32_t index)
+{
+  ipc::Reply answer{};
+  RankPortals& rank = caller_.process();
+  // The creator took it (kLaneUnborn) for a thread it has just started.
+  const bool valid = index < ipc::kMaxLanes &&
+                     rank.channel->lanes[index].state.load(std::memory_order_acquire) == ipc::kLaneOpening &&
+                     rank.channel->lanes[index].owner_tid.load(std::memory_order_acquire) != 0;
+  if (not valid) {
+    answer.status = ipc::Status::ArgInvalid;
+    reply(answer);
+    return;
+  }
+  // Still at the creator's simulated time, and before anything else runs in
+  // the simulation, the new thread runs until it calls or sleeps in the
+  // kernel (a library's thread waiting in epoll): only then does the
+  // simulation go on, with its lane open or parked. So the thread's first
+  // call is served at its own clock, and no real-time race decides what
+  // runs when.
+  const bool asleep = wait_for_first_call_or_sleep(rank.channel->lanes[index]);
+  rank.channel->lanes[index].state.store(ipc::kLaneOpen, std::memory_order_release);
+  // Answered first: the new lane's proxy may run before this one goes on.
+  reply(answer);
+  start_lane(world_, api_, pmi_, control_, rank, index, asleep);
+}
+
+bool RankProxy::wait_for_first_call_or_sleep(ipc::Lane& lane)
+{
+  const timespec period{0, 500'000};
+  const double start = job::wall_clock_now();
+  double next_note = options::stall_notice_after_s();
+  const uint32_t before = lane.opened_bell;
+  double asleep_since = -1;
+  while (true) {
+    if (lane.request_bell.current() != before)
+      return false;
+    const pid_t tid = lane.owner_tid.load(std::memory_order_acquire);
+    if (tid > 0 && job::asleep_in_kernel(caller_.os_pid, {.only = tid, .except = {}})) {
+      const double now = job::wall_clock_now();
+      if (asleep_since < 0)
+        asleep_since = now;
+      else if (now - asleep_since >= kQuickParkS)
+        return true;
+    } else {
+      asleep_since = -1;
+    }
+    control_.check_interrupt();
+    if (world_.processes->poll_exit(rank_))
+      return true;
+    if (const double waited = job::wall_clock_now() - start; next_note > 0 && waited >= next_note) {
+      std::fprintf(stderr,
+                   "s4bxi-run: note: the simulation has waited %.3g s (real time) for a thread that rank %u started "
+                   "to make its first call or to block, at simulated time %.9f s\n",
+                   waited, rank_, s4u::Engine::get_clock());
+      next_note *= 3;
+    }
+    ipc::wait_for_ring(lane.request_bell, before, spin_, &period, nullptr);
+  }
+}
+
+bool RankProxy::sibling_call_waits() const
+{
+  // Another caller of the process with a call its proxy has not taken.
+  const RankPortals& process = caller_.process();
+  // (A parked one whose call the outside notices released runs once this
+  // proxy steps aside too.)
+  auto waits = [this](const RankPortals& sibling) {
+    return &sibling != &caller_ && sibling.alive &&
+           sibling.request_bell().current() != (sibling.parked ? sibling.parked_bell : sibling.bell_seen);
+  };
+  if (waits(process))
+    return true;
+  return std::any_of(world_.lanes.begin(), world_.lanes.end(), [&](const RankPortals& lane) {
+    return lane.owner == &process && waits(lane);
+  });
+}
+
+void RankProxy::close_lane()
+{
+  if (not caller_.alive)
+    return;
+  caller_.alive = false;
+  caller_.current_call = "exited";
+  if (caller_.lane_called)
+    caller_.process().calling_lanes--;
+  caller_.process().stats.add(caller_.stats);
+  caller_.stats = RankStatistics{};
+  // Free for another thread (the process takes a free lane by compare-and-swap).
+  caller_.lane->owner_tid.store(0, std::memory_order_relaxed);
+  caller_.lane->state.store(ipc::kLaneFree, std::memory_order_release);
+}
+
+void RankProxy::serve_lane()
+{
+  ipc::Lane& lane = *caller_.lane;
+  // Copied from the process's side: the bell before its first call, and its
+  // clock then (its first call is served from there, if the simulation has
+  // not gone past it).
+  requests_seen_ = lane.opened_bell;
+  caller_.bell_seen = requests_seen_;
+  const double opened_at = static_cast<double>(lane.opened_at_ns) * 1e-9;
+  if (opened_at > s4u::Engine::get_clock() + 1e-12 && std::isfinite(opened_at))
+    s4u::this_actor::sleep_until(opened_at);
+  if (caller_.start_parked) // its thread sleeps in the kernel: the simulation goes on without it
+    park();
+  for (Wake wake = wait_for_request(); wake != Wake::Ended; wake = wait_for_request()) {
+    const ipc::Request request = lane.request;
+    if (request.op <= ipc::Op::Hello || request.op >= ipc::Op::Count_ || request.local_polls.count != 0) {
+      char op[16];
+      std::snprintf(op, sizeof op, "0x%x", static_cast<unsigned>(request.op));
+      overwritten(std::string("a thread's lane names the operation ") + op +
+                  (request.local_polls.count != 0 ? " with polls answered in the process" : "") +
+                  ", which libportals never sends there");
+    }
+    if (not caller_.lane_called && ipc::is_portals_call(request.op)) {
+      caller_.lane_called = true;
+      caller_.process().calling_lanes++;
+    }
+    inject_compute(request.compute_ns);
+    if (request.op == ipc::Op::LaneClose) {
+      reply(ipc::Reply{});
+      close_lane();
+      return;
+    }
+    if (request.op == ipc::Op::LaneOpen) {
+      open_lane_for_thread(request.args.handle.handle);
+      continue;
+    }
+    if (request.op == ipc::Op::Exit) {
+      caller_.current_call = "exit";
+      caller_.process().current_call = "exit";
+      caller_.process().stats.max_rss_kb = peak_resident_kb(caller_.os_pid);
+      reply(ipc::Reply{});
+      continue; // the next thing we see should be the process's end
+    }
+    reply(serve(request, nullptr));
+  }
+}
+
 void RankProxy::operator()()
 {
+  if (caller_.lane != nullptr) {
+    serve_lane();
+    return;
+  }
   RankPortals& rank = world_.ranks[rank_];
   ipc::Channel* channel = world_.processes->channel(rank_);
   for (Wake wake = wait_for_request(); wake != Wake::Ended; wake = wait_for_request()) {
@@ -521,6 +799,10 @@ void RankProxy::operator()()
         return;
       }
       continue; // the next thing we see should be the process's end
+    }
+    if (request.op == ipc::Op::LaneOpen) {
+      open_lane_for_thread(request.args.handle.handle);
+      continue;
     }
     bool answered = false;
     const ipc::Reply answer = serve(request, &answered);

@@ -2,6 +2,12 @@
 // process's calls one at a time; between a reply and the next request it
 // blocks the whole simulation (serialized execution, DESIGN.md), so the
 // process runs alone and nothing changes in simulated time meanwhile.
+//
+// A thread of the process that has a lane of its own (ipc::Lane) has a proxy
+// of its own too, which serves that lane the same way at the thread's own
+// simulated time: one thread's blocking call never holds another's. Only the
+// rank's proxy (its main thread's) serves PMI and the start of the process,
+// and replays what the process answered itself.
 #pragma once
 
 #include "job/job_control.hpp"
@@ -13,11 +19,31 @@ namespace s4bxi {
 
 class RankProxy {
 public:
-  RankProxy(World& world, portals::Api& api, pmi::Server& pmi, job::JobControl& control, unsigned rank)
-      : world_(world), api_(api), pmi_(pmi), control_(control), rank_(rank)
+  // The proxy of a rank, or (`caller` a lane's entry in World::lanes) of one
+  // of its threads.
+  RankProxy(World& world, portals::Api& api, pmi::Server& pmi, job::JobControl& control, RankPortals& caller)
+      : world_(world), api_(api), pmi_(pmi), control_(control), caller_(caller), rank_(caller.rank)
   {
   }
   void operator()();
+  // Opens the lanes the rank's threads took (ipc::kLaneOpening): an entry in
+  // World::lanes and a proxy each, from now.
+  static void open_lanes(World& world, portals::Api& api, pmi::Server& pmi, job::JobControl& control,
+                         RankPortals& rank);
+
+private:
+  // An entry in World::lanes for the rank's lane `index`, and its proxy.
+  // (`asleep`: its thread sleeps in the kernel; the lane starts parked.)
+  static void start_lane(World& world, portals::Api& api, pmi::Server& pmi, job::JobControl& control,
+                         RankPortals& rank, unsigned index, bool asleep);
+  // Op::LaneOpen: the lane the caller took for the thread it started; answers it.
+  void open_lane_for_thread(uint32_t index);
+  // Waits (in real time, the simulation held) until the thread of `lane`
+  // makes its first call (false) or sleeps in the kernel, or its process
+  // ends (true).
+  bool wait_for_first_call_or_sleep(ipc::Lane& lane);
+
+public:
 
 private:
   enum class Wake { Request, Pmi, Ended };
@@ -48,6 +74,12 @@ private:
   // `answered_early`, a PtlPut, PtlGet or atomic may be answered once its
   // arguments are checked (then *answered_early is true, and the reply sent).
   ipc::Reply serve(const ipc::Request& request, bool* answered_early);
+  // The loop of a lane's proxy: its thread's calls, until it ends.
+  void serve_lane();
+  // The lane's thread ended, or its process: its statistics go to the rank's.
+  void close_lane();
+  // Another thread of the process called, and its proxy waits to serve it.
+  [[nodiscard]] bool sibling_call_waits() const;
   void reply(ipc::Reply reply);
   void ended(const job::Termination& end);
   // The rank's channel holds what neither side writes (`evidence`): ends the run.
@@ -57,6 +89,7 @@ private:
   portals::Api& api_;
   pmi::Server& pmi_;
   job::JobControl& control_;
+  RankPortals& caller_; // the rank, or the lane this proxy serves
   unsigned rank_;
   uint32_t requests_seen_ = 0;
   uint32_t steps_replayed_ = 0; // of the polls the process answered since its last request

@@ -15,8 +15,10 @@
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -47,6 +49,23 @@ struct RankStatistics {
   uint64_t answers = 0;
   uint64_t wake_ups = 0;
   uint64_t early_answers = 0; // calls answered before their simulated end (s4bxi/early-put-answer)
+
+  // Adds what a lane of one of the process's threads counted.
+  void add(const RankStatistics& lane)
+  {
+    compute_s += lane.compute_s;
+    wait_s += lane.wait_s;
+    poll_s += lane.poll_s;
+    portals_calls += lane.portals_calls;
+    answered_in_process += lane.answered_in_process;
+    bytes_sent += lane.bytes_sent;
+    events_written += lane.events_written;
+    max_rss_kb = std::max(max_rss_kb, lane.max_rss_kb);
+    server_waited_s += lane.server_waited_s;
+    answers += lane.answers;
+    wake_ups += lane.wake_ups;
+    early_answers += lane.early_answers;
+  }
 };
 
 // Portals node and process ids start at 1: 0 is PTL_NID_ANY and PTL_PID_ANY
@@ -67,6 +86,14 @@ struct RankPortals {
   pid_t os_pid = -1;
   int pmi_fd = -1; // the process's end of its PMI socket (its PMI_FD)
   ipc::Channel* channel = nullptr;
+  // A lane of one of the process's threads (ipc::Lane), served as a caller
+  // of its own: `owner` is the rank, whose Portals objects, condition and
+  // process it shares; `lane` its channel; `os_tid` its thread. For the rank
+  // itself (its main thread, through the channel): none.
+  RankPortals* owner = nullptr;
+  ipc::Lane* lane = nullptr;
+  unsigned lane_index = 0; // in Channel::lanes
+  pid_t os_tid = -1;
   // Whether a waiting process should sleep rather than spin when its call
   // waits for other ranks: only when there are more ranks than cores
   // (waking a sleeper costs tens of microseconds on a VM, spinning costs a CPU).
@@ -97,6 +124,23 @@ struct RankPortals {
   // going on without it (job/parked_ranks.hpp); its doorbell's value then.
   bool parked = false;
   uint32_t parked_bell = 0;
+  // Its proxy waits (in real time) for its next request: what the process
+  // did itself before is replayed there, not by another proxy.
+  bool awaiting_request = false;
+  // Its request doorbell's value when its proxy last took a request: a
+  // different value now is a call not served yet.
+  uint32_t bell_seen = 0;
+  // Lanes of its threads that have made a call and not ended: while there
+  // are, another thread may change what a polling thread looks at between
+  // its polls (portals/api_polls.cpp).
+  unsigned calling_lanes = 0;
+  bool lane_called = false; // (a lane's) it has made a Portals call
+  bool start_parked = false; // (a lane's) its thread slept in the kernel before its first call
+  // A lane whose thread has never called (a library's thread asleep in
+  // epoll): when parked, only its own call or its process's end in the
+  // simulation wake it, so that it adds no step to the simulation at a
+  // moment only real time decides (job/parked_ranks.hpp).
+  [[nodiscard]] bool dormant() const { return lane != nullptr && stats.answers == 0; }
   RankStatistics stats;
   // What the NIC will still read or write in this process's memory
   // (nic/memory_work.hpp).
@@ -108,7 +152,26 @@ struct RankPortals {
   bool running_ahead = false;
 
   [[nodiscard]] uint32_t nid() const { return portals_nid(node); }
-  portals::NetworkInterface* ni(uint32_t slot) { return slot < nis.size() ? nis[slot].get() : nullptr; }
+  // The rank whose Portals objects this caller uses: itself, or a lane's owner.
+  RankPortals& process() { return owner != nullptr ? *owner : *this; }
+  [[nodiscard]] const RankPortals& process() const { return owner != nullptr ? *owner : *this; }
+  portals::NetworkInterface* ni(uint32_t slot)
+  {
+    auto& objects = process().nis;
+    return slot < objects.size() ? objects[slot].get() : nullptr;
+  }
+  // The doorbells and flags this caller is served through: its lane's, or the channel's.
+  ipc::Doorbell& request_bell() const { return lane != nullptr ? lane->request_bell : channel->request_bell; }
+  ipc::Doorbell& reply_bell() const { return lane != nullptr ? lane->reply_bell : channel->reply_bell; }
+  std::atomic<uint32_t>& attention() const { return lane != nullptr ? lane->attention : channel->attention; }
+  std::atomic<uint32_t>& parked_flag() const { return lane != nullptr ? lane->parked : channel->parked; }
+  // The thread in an exchange with the server (0: none): a lane's thread
+  // while it has a call in the server.
+  [[nodiscard]] pid_t thread_in_call() const
+  {
+    return lane != nullptr ? (current_call != "user code" && not current_call.empty() ? os_tid : 0)
+                           : channel->exchange_tid.load(std::memory_order_relaxed);
+  }
   void notify()
   {
     notifications++;
@@ -122,13 +185,36 @@ struct RankPortals {
   void expect_long_wait() const
   {
     if (channel != nullptr && sleep_in_long_waits)
-      channel->reply_bell.sleep_hint.store(1, std::memory_order_relaxed);
+      reply_bell().sleep_hint.store(1, std::memory_order_relaxed);
   }
 };
 
 struct World {
   std::vector<platform::Node> nodes;
   std::vector<RankPortals> ranks;
+  // The lanes of the ranks' threads, as they open (stable addresses: their
+  // proxies hold them); a closed lane's entry stays, no longer alive.
+  std::deque<RankPortals> lanes;
+  // Opens the lanes a rank's threads took (RankProxy::open_lanes; set by main()).
+  std::function<void(RankPortals&)> open_lanes;
+  // Every caller the simulation may wait for or release: the ranks, then the
+  // lanes of their threads.
+  template <class F>
+  void for_each_caller(F&& f)
+  {
+    for (auto& rank : ranks)
+      f(rank);
+    for (auto& lane : lanes)
+      f(lane);
+  }
+  template <class F>
+  void for_each_caller(F&& f) const
+  {
+    for (const auto& rank : ranks)
+      f(rank);
+    for (const auto& lane : lanes)
+      f(lane);
+  }
   std::vector<std::unique_ptr<nic::Nic>> nics; // indexed by nid
   // How far ahead the ranks may answer their polls (nic/landing_bounds.hpp).
   nic::LandingBounds landing;
@@ -138,7 +224,8 @@ struct World {
   // Set by the rank watcher's thread when something outside the simulation
   // may have released a rank: a PtlAbort, a parked rank's call or end.
   std::atomic<bool> outside_notice{false};
-  unsigned parked_ranks = 0; // ranks parked now
+  unsigned parked_ranks = 0; // ranks (and threads' lanes) parked now
+  unsigned dormant_lanes = 0; // lanes parked since before their first call (rank_proxy.cpp, park)
   // SimGrid's scheduling rounds that found a next event (time advanced, or
   // more events at the same date): with the wall time spent simulating, says
   // whether a run is slow because its model has many events or because each

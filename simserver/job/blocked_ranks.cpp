@@ -1,5 +1,7 @@
 #include "blocked_ranks.hpp"
 
+#include <algorithm>
+
 #include "call_sites.hpp"
 #include "job_control.hpp"
 
@@ -33,15 +35,19 @@ std::string rank_ranges(const std::vector<unsigned>& sorted_ranks)
   return text;
 }
 
-std::string describe_blocked_ranks(std::vector<RankPortals>& ranks,
-                                   const std::function<std::string(const RankPortals&)>& state)
+std::string describe_blocked_ranks(World& world, const std::function<std::string(const RankPortals&)>& state)
 {
+  std::vector<RankPortals>& ranks = world.ranks;
   const double deadline = wall_clock_now() + kCallSiteBudgetS;
   std::map<std::string, std::vector<unsigned>> groups;
   std::vector<std::string> order; // groups by their lowest rank
   for (auto& rank : ranks) {
     std::string what = state(rank);
-    const bool in_call = rank.alive && rank.os_pid > 0 && rank.current_call != "user code";
+    // (A parked rank whose threads have lanes: the stack read would be one of theirs.)
+    const bool lanes_open = std::any_of(world.lanes.begin(), world.lanes.end(),
+                                        [&rank](const RankPortals& lane) { return lane.alive && lane.lane_called && lane.owner == &rank; });
+    const bool in_call =
+        rank.alive && rank.os_pid > 0 && rank.current_call != "user code" && not(rank.parked && lanes_open);
     if (in_call && wall_clock_now() < deadline)
       if (std::string site = describe_call_site(portals_call_stack(rank.os_pid, kFramesRead)); not site.empty()) {
         rank.call_site = site.substr(3); // without "at " (or "in " before an MPI call)
@@ -51,6 +57,16 @@ std::string describe_blocked_ranks(std::vector<RankPortals>& ranks,
     if (members.empty())
       order.push_back(what);
     members.push_back(rank.rank);
+  }
+  // The threads with lanes of their own, each after its rank's words.
+  for (const auto& lane : world.lanes) {
+    if (not lane.alive || not lane.lane_called) // (a library's thread that never called Portals: not part of it)
+      continue;
+    const std::string what = "(its thread " + std::to_string(lane.os_tid) + " " + state(lane) + ")";
+    auto& members = groups[what];
+    if (members.empty())
+      order.push_back(what);
+    members.push_back(lane.rank);
   }
   std::string text;
   for (const auto& what : order) {

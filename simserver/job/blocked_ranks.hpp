@@ -16,8 +16,7 @@ namespace s4bxi::job {
 // call is read from its stack and added. Groups come in the order of their
 // lowest rank, separated by "; ".
 // Each rank's call site is also kept in RankPortals::call_site, for the report.
-std::string describe_blocked_ranks(std::vector<RankPortals>& ranks,
-                                   const std::function<std::string(const RankPortals&)>& state);
+std::string describe_blocked_ranks(World& world, const std::function<std::string(const RankPortals&)>& state);
 
 // While nothing is in flight in the simulation (no deadline either): whether
 // `rank` waits in a call only the simulation could end (PtlEQWait, PtlCTWait,

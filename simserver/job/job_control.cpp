@@ -305,6 +305,12 @@ void JobControl::rank_failed(unsigned rank, const Termination& end)
 
 void JobControl::finish(int status, const std::string& sentence)
 {
+  // What the lanes still open counted belongs to their ranks' figures.
+  for (auto& lane : world_.lanes)
+    if (lane.alive && lane.owner != nullptr) {
+      lane.owner->stats.add(lane.stats);
+      lane.stats = RankStatistics{};
+    }
   world_.processes->kill_all();
   session_.remove();
   std::fflush(stdout);

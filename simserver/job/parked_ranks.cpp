@@ -6,44 +6,75 @@ namespace s4bxi::job {
 
 bool rang_or_ended(const RankPortals& rank)
 {
-  return rank.channel->request_bell.current() != rank.parked_bell ||
-         (rank.channel->attention.load(std::memory_order_seq_cst) & (ipc::kAttentionEnded | ipc::kAttentionPmi)) != 0;
+  return rank.request_bell().current() != rank.parked_bell ||
+         (rank.attention().load(std::memory_order_seq_cst) & (ipc::kAttentionEnded | ipc::kAttentionPmi)) != 0;
 }
 
-bool runs_outside_its_call(const RankPortals& rank)
+bool released_from_park(const RankPortals& caller)
 {
-  return any_thread_running(rank.os_pid, rank.channel->exchange_tid.load(std::memory_order_relaxed));
+  if (caller.dormant())
+    return caller.request_bell().current() != caller.parked_bell || not caller.process().alive;
+  return rang_or_ended(caller);
+}
+
+ThreadSet threads_of(const World& world, const RankPortals& caller)
+{
+  if (caller.lane != nullptr) // (a thread in a call runs nothing of its own: none, then)
+    return {.only = caller.thread_in_call() != 0 ? -1 : caller.os_tid, .except = {}};
+  ThreadSet threads;
+  if (const pid_t in_call = caller.thread_in_call(); in_call != 0)
+    threads.except.push_back(in_call);
+  for (const auto& lane : world.lanes)
+    if (lane.alive && lane.owner == &caller)
+      threads.except.push_back(lane.os_tid);
+  return threads;
+}
+
+bool runs_outside_its_call(const World& world, const RankPortals& caller)
+{
+  return any_thread_running(caller.os_pid, threads_of(world, caller));
 }
 
 bool release_parked(World& world)
 {
-  if (world.parked_ranks == 0)
+  if (world.parked_ranks == 0 && world.dormant_lanes == 0)
     return false;
   bool any = false;
-  for (auto& rank : world.ranks)
-    if (rank.parked && rang_or_ended(rank)) {
-      rank.notify();
+  world.for_each_caller([&any](RankPortals& caller) {
+    if (caller.parked && released_from_park(caller)) {
+      caller.notify();
       any = true;
     }
+  });
   return any;
 }
 
 bool parked_may_wake(const World& world)
 {
+  // A thread took a lane that is not open yet: its call comes (the notice
+  // that opens it may still be on its way).
+  for (const auto& rank : world.ranks)
+    if (rank.alive && rank.channel != nullptr)
+      for (const auto& lane : rank.channel->lanes)
+        if (lane.state.load(std::memory_order_acquire) == ipc::kLaneOpening)
+          return true;
   std::vector<pid_t> job_pids;
   for (const auto& rank : world.ranks)
     job_pids.push_back(rank.os_pid);
-  for (const auto& rank : world.ranks) {
-    if (not rank.parked)
-      continue;
-    if (rang_or_ended(rank) || not asleep_in_kernel(rank.os_pid) || not blocked_on_job_pipe(rank.os_pid, job_pids))
-      return true;
-  }
-  // Every parked rank reads a pipe of the job's: another rank that runs may write to it.
-  for (const auto& rank : world.ranks)
-    if (rank.alive && not rank.parked && runs_outside_its_call(rank))
-      return true;
-  return false;
+  bool may = false;
+  world.for_each_caller([&](const RankPortals& caller) {
+    if (may || not caller.parked || caller.dormant()) // (a dormant lane holds nothing up)
+      return;
+    may = rang_or_ended(caller) || not asleep_in_kernel(caller.os_pid, threads_of(world, caller)) ||
+          not waits_only_for_the_job(caller.os_pid, threads_of(world, caller), job_pids);
+  });
+  if (may)
+    return true;
+  // Every parked caller reads a pipe of the job's: another one that runs may write to it.
+  world.for_each_caller([&](const RankPortals& caller) {
+    may = may || (caller.alive && not caller.parked && runs_outside_its_call(world, caller));
+  });
+  return may;
 }
 
 std::string kernel_wait_of(const RankPortals& rank)

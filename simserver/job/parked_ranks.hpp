@@ -20,6 +20,7 @@
 #pragma once
 
 #include "../world.hpp"
+#include "stall_notice.hpp"
 
 namespace s4bxi::job {
 
@@ -28,9 +29,18 @@ namespace s4bxi::job {
 // serves as it serves calls), or ended.
 bool rang_or_ended(const RankPortals& rank);
 
-// A thread of the rank's process runs, other than the one in a call (which
-// may spin waiting for its answer): it may still call, or write to a pipe.
-bool runs_outside_its_call(const RankPortals& rank);
+// Whether a parked caller goes on: rang_or_ended, or for a dormant lane
+// (RankPortals::dormant), its call or its process's end as the simulation
+// knows it (not the rank watcher's word, which comes at a moment of real time).
+bool released_from_park(const RankPortals& caller);
+
+// The threads of the process that make the calls of `caller`: a lane's
+// own thread; for the rank, all but those with lanes of their own and the one
+// in a call (which may spin waiting for its answer).
+ThreadSet threads_of(const World& world, const RankPortals& caller);
+
+// A thread of the caller (threads_of) runs: it may still call, or write to a pipe.
+bool runs_outside_its_call(const World& world, const RankPortals& caller);
 
 // Wakes (in the simulation) the parked ranks whose process made a call or
 // ended. Returns whether there was any.
@@ -38,7 +48,8 @@ bool release_parked(World& world);
 
 // Whether a parked rank may still be woken: its process runs again, it waits
 // for something outside the job (a terminal, a socket, a child), or another
-// rank's process runs (it may write to the pipe the parked rank reads).
+// rank's process runs (it may write to the pipe the parked rank reads), or
+// one of its threads took a lane not open yet (its call comes).
 bool parked_may_wake(const World& world);
 
 // What a parked rank waits for: "read(fd 5: pipe:[1234]), outside any

@@ -97,6 +97,8 @@ void RankWatcher::run()
       const uint32_t rank = tag & ~kExitTag;
       ipc::wake_without_ringing(channels_[rank]->request_bell, channels_[rank]->attention,
                                 (tag & kExitTag) != 0 ? ipc::kAttentionEnded : ipc::kAttentionPmi);
+      if ((tag & kExitTag) != 0)
+        wake_lanes(*channels_[rank], ipc::kAttentionEnded);
       // A parked rank's proxy waits in the simulation, not on the doorbell:
       // its end and its PMI commands must reach it there. (Sequentially
       // consistent, as the proxy's store of `parked` and its look at
@@ -114,7 +116,7 @@ void RankWatcher::read_crashes()
   // Each crashed rank wrote its number; a PtlAbort or a parked rank's call,
   // its number with a kNotice*Tag (4 bytes: atomic in a pipe).
   while (read(crash_pipe_, &notice, sizeof notice) == static_cast<ssize_t>(sizeof notice)) {
-    if ((notice & (ipc::kNoticeAbortTag | ipc::kNoticeCallTag)) != 0) {
+    if ((notice & (ipc::kNoticeAbortTag | ipc::kNoticeCallTag | ipc::kNoticeLaneTag)) != 0) {
       notify_simulation();
     } else if (notice < channels_.size()) {
       crashes_.read(notice, pids_[notice], *channels_[notice]);
@@ -130,8 +132,18 @@ void RankWatcher::notify_simulation()
   on_notice_();
   // The simulation may wait on any rank's doorbell (or be idle, held by the
   // outside holder, which looks by itself): wake every proxy.
-  for (auto* channel : channels_)
+  for (auto* channel : channels_) {
     ipc::wake_without_ringing(channel->request_bell, channel->attention, ipc::kAttentionNotice);
+    wake_lanes(*channel, ipc::kAttentionNotice);
+  }
+}
+
+void RankWatcher::wake_lanes(ipc::Channel& channel, uint32_t bits)
+{
+  // The proxies of the rank's threads wait on their lanes' doorbells.
+  for (auto& lane : channel.lanes)
+    if (lane.state.load(std::memory_order_acquire) == ipc::kLaneOpen)
+      ipc::wake_without_ringing(lane.request_bell, lane.attention, bits);
 }
 
 } // namespace s4bxi::job

@@ -37,6 +37,8 @@ private:
   void read_crashes();
   // Something outside the simulation may have released a rank: tell the
   // simulation (on_notice_) and wake it wherever it waits.
+  // Wakes the proxies of the rank's threads (their lanes, ipc::Lane) with `bits`.
+  static void wake_lanes(ipc::Channel& channel, uint32_t bits);
   void notify_simulation();
   int epoll_fd_ = -1;
   int stop_fd_ = -1; // eventfd that ends the thread

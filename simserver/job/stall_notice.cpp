@@ -101,15 +101,11 @@ std::string stat_fields(const std::filesystem::path& stat_file)
 
 } // namespace
 
-bool blocked_on_job_pipe(pid_t pid, const std::vector<pid_t>& job_pids)
+namespace {
+
+// Whether the pipe `pipe` ("pipe:[123]") is held by the processes in `job_pids` only.
+bool only_the_job_holds(const std::string& pipe, const std::vector<pid_t>& job_pids)
 {
-  const SyscallLine line = syscall_line(pid);
-  if (line.first != std::to_string(SYS_read))
-    return false;
-  const std::string pipe = descriptor_target(pid, line.argument);
-  if (pipe.rfind("pipe:[", 0) != 0)
-    return false;
-  // Every process that holds this pipe must be one of the job's.
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
     const std::string name = entry.path().filename().string();
@@ -131,32 +127,106 @@ bool blocked_on_job_pipe(pid_t pid, const std::vector<pid_t>& job_pids)
   return true;
 }
 
-bool any_thread_running(pid_t pid, pid_t except_tid)
+// A thread (its /proc/PID/task/TID/syscall file) waits for what only the
+// job can do: a read of a pipe only the job holds, or a futex wait without a
+// timeout (a mutex, a condition, a join: another thread of the job wakes it).
+bool waits_for_the_job(pid_t pid, const std::filesystem::path& syscall_file, const std::vector<pid_t>& job_pids)
 {
-  std::error_code error;
-  const std::string except = std::to_string(except_tid);
-  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error))
-    if (task.path().filename() != except && stat_fields(task.path() / "stat").rfind('R', 0) == 0) // the state comes first
-      return true;
-  return false;
+  std::ifstream file(syscall_file);
+  std::string number;
+  std::string arguments[4];
+  file >> number >> arguments[0] >> arguments[1] >> arguments[2] >> arguments[3];
+  if (number == std::to_string(SYS_futex)) {
+    try {
+      constexpr long kFutexCommand = 0x7f; // less FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME
+      constexpr long kFutexWait = 0;
+      constexpr long kFutexWaitBitset = 9;
+      const long command = std::stol(arguments[1], nullptr, 16) & kFutexCommand;
+      return (command == kFutexWait || command == kFutexWaitBitset) && std::stol(arguments[3], nullptr, 16) == 0;
+    } catch (...) {
+      return false;
+    }
+  }
+  if (number != std::to_string(SYS_read))
+    return false;
+  const std::string pipe = descriptor_target(pid, arguments[0]);
+  return pipe.rfind("pipe:[", 0) == 0 && only_the_job_holds(pipe, job_pids);
 }
 
-bool asleep_in_kernel(pid_t pid)
+} // namespace
+
+bool blocked_on_job_pipe(pid_t pid, const std::vector<pid_t>& job_pids)
+{
+  const SyscallLine line = syscall_line(pid);
+  if (line.first != std::to_string(SYS_read))
+    return false;
+  const std::string pipe = descriptor_target(pid, line.argument);
+  return pipe.rfind("pipe:[", 0) == 0 && only_the_job_holds(pipe, job_pids);
+}
+
+bool ThreadSet::includes(pid_t tid) const
+{
+  if (only != 0)
+    return tid == only;
+  return std::find(except.begin(), except.end(), tid) == except.end();
+}
+
+namespace {
+
+// Calls `look` with the /proc path of each thread of `pid` in `threads`;
+// stops at the first that returns false (and returns false).
+template <class Look>
+bool each_thread(pid_t pid, const ThreadSet& threads, Look look)
 {
   std::error_code error;
-  bool any = false;
   for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
-    const std::string fields = stat_fields(task.path() / "stat");
-    if (fields.rfind('S', 0) != 0)
+    pid_t tid = 0;
+    try {
+      tid = static_cast<pid_t>(std::stol(task.path().filename().string()));
+    } catch (...) {
+      continue;
+    }
+    if (threads.includes(tid) && not look(task.path()))
       return false;
-    std::ifstream syscall_file(task.path() / "syscall");
+  }
+  return true;
+}
+
+} // namespace
+
+bool any_thread_running(pid_t pid, const ThreadSet& threads)
+{
+  // (The state comes first in the fields.)
+  return not each_thread(pid, threads, [](const std::filesystem::path& task) {
+    return stat_fields(task / "stat").rfind('R', 0) != 0;
+  });
+}
+
+bool asleep_in_kernel(pid_t pid, const ThreadSet& threads)
+{
+  bool any = false;
+  const bool all_asleep = each_thread(pid, threads, [&any](const std::filesystem::path& task) {
+    if (stat_fields(task / "stat").rfind('S', 0) != 0)
+      return false;
+    std::ifstream syscall_file(task / "syscall");
     long number = -1;
     if (syscall_file >> number && (number == SYS_write || number == SYS_writev || number == SYS_pwrite64 ||
                                    number == SYS_sendto || number == SYS_sendmsg))
       return false;
     any = true;
-  }
-  return any;
+    return true;
+  });
+  return all_asleep && any;
+}
+
+bool waits_only_for_the_job(pid_t pid, const ThreadSet& threads, const std::vector<pid_t>& job_pids)
+{
+  bool any = false;
+  const bool all = each_thread(pid, threads, [&](const std::filesystem::path& task) {
+    any = true;
+    return waits_for_the_job(pid, task / "syscall", job_pids);
+  });
+  return all && any;
 }
 
 double process_cpu_s(pid_t pid)

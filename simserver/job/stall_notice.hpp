@@ -27,14 +27,30 @@ double process_cpu_s(pid_t pid);
 // another program, or another system call: false, it may still end.
 bool blocked_on_job_pipe(pid_t pid, const std::vector<pid_t>& job_pids);
 
-// One of its threads (other than `except_tid`, if given) is running or runnable.
-bool any_thread_running(pid_t pid, pid_t except_tid = 0);
+// The threads of a process that a check looks at: all of them (the
+// default), or one (`only`: the thread of a lane), or all but some (`except`:
+// the threads that have lanes of their own, and the one in an exchange).
+struct ThreadSet {
+  pid_t only = 0;
+  std::vector<pid_t> except;
+  [[nodiscard]] bool includes(pid_t tid) const;
+};
+
+// Every thread in `threads` sleeps waiting for what only the processes in
+// `job_pids` can do: reading a pipe only they hold, or in a futex wait
+// without a timeout (a mutex, a condition, a join: another of its own
+// threads, or a process it shares memory with, must wake it).
+bool waits_only_for_the_job(pid_t pid, const ThreadSet& threads, const std::vector<pid_t>& job_pids);
+
+// One of its threads in `threads` is running or runnable.
+bool any_thread_running(pid_t pid, const ThreadSet& threads = {});
 
 // Every thread sleeps in the kernel, interruptibly (a pipe, a socket, a futex,
 // waitpid, poll), and none in a write or a send (a full pipe, e.g. its
 // standard output read slowly, drains by itself: that is not waiting for
 // something to happen): nothing runs, nothing waits for a disk (D) or a
 // debugger (stopped). Such a process can only be woken by something else.
-bool asleep_in_kernel(pid_t pid);
+// Looks at the threads in `threads` only.
+bool asleep_in_kernel(pid_t pid, const ThreadSet& threads = {});
 
 } // namespace s4bxi::job

@@ -16,11 +16,12 @@ bool threaded(const RankPortals& rank)
 bool AbortWatch::deliver()
 {
   bool any = false;
-  for (auto& rank : world_.ranks)
-    if (aborted(rank)) {
-      rank.notify();
+  world_.for_each_caller([&any](RankPortals& caller) {
+    if (aborted(caller)) {
+      caller.notify();
       any = true;
     }
+  });
   return any;
 }
 
@@ -48,10 +49,15 @@ void AbortWatch::ended(RankPortals& rank)
 
 bool AbortWatch::thread_may_abort() const
 {
-  for (const auto& rank : world_.ranks)
-    if (rank.alive && rank.abort_counted && job::runs_outside_its_call(rank))
-      return true;
-  return false;
+  // Any thread of a process with a counted wait: the one that may abort it
+  // has no call of its own to show, or has a lane of its own.
+  bool may = false;
+  world_.for_each_caller([this, &may](const RankPortals& caller) {
+    const RankPortals& process = caller.process();
+    may = may || (caller.alive && caller.abort_counted &&
+                  job::any_thread_running(process.os_pid, {.only = 0, .except = {caller.thread_in_call()}}));
+  });
+  return may;
 }
 
 } // namespace s4bxi::portals

@@ -54,6 +54,8 @@ const char* Api::call_name(ipc::Op op)
     case ipc::Op::Noop: return "no-op";
     case ipc::Op::Sync: return "running without calls";
     case ipc::Op::Sleep: return "sleep";
+    case ipc::Op::LaneOpen: return "pthread_create";
+    case ipc::Op::LaneClose: return "thread end";
     case ipc::Op::Init: return "PtlInit";
     case ipc::Op::Fini: return "PtlFini";
     case ipc::Op::NIInit: return "PtlNIInit";
@@ -159,16 +161,16 @@ Reply Api::dispatch(RankPortals& rank, const ipc::Request& request)
     case ipc::Op::Sync: return status(Status::Ok); // its compute was injected by the proxy
     case ipc::Op::Sleep: return sleep(rank, a.sleep);
     case ipc::Op::Init:
-      rank.init_count++;
+      rank.process().init_count++;
       return status(Status::Ok);
     case ipc::Op::Fini:
-      if (rank.init_count > 0 && --rank.init_count == 0)
-        for (auto& ni : rank.nis)
+      if (rank.process().init_count > 0 && --rank.process().init_count == 0)
+        for (auto& ni : rank.process().nis)
           ni.reset();
       return status(Status::Ok);
     default: break;
   }
-  if (rank.init_count == 0)
+  if (rank.process().init_count == 0)
     return status(Status::NoInit);
   switch (request.op) {
     case ipc::Op::NIInit: return ni_init(rank, a.ni_init);

@@ -93,7 +93,7 @@ inline bool read_handles(const RankPortals& rank, const ipc::PollArgs& args, std
   // No more handles than the rank's NIs can have objects: a larger size is
   // a wrong argument, not an allocation to attempt.
   uint64_t objects = 0;
-  for (const auto& ni : rank.nis)
+  for (const auto& ni : rank.process().nis)
     if (ni)
       objects += static_cast<uint64_t>(std::max(ni->limits.max_eqs, 0)) +
                  static_cast<uint64_t>(std::max(ni->limits.max_cts, 0));

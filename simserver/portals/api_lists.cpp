@@ -102,7 +102,7 @@ Reply Api::append(RankPortals& rank, const ipc::AppendArgs& args)
 void Api::write_append_permits(RankPortals& rank, std::span<ipc::AppendPermit> permits)
 {
   size_t written = 0;
-  for (auto& ni : rank.nis) {
+  for (auto& ni : rank.process().nis) {
     if (ni == nullptr || written == permits.size())
       continue;
     // One index set aside per NI, kept from reply to reply until used.

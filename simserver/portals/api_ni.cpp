@@ -121,7 +121,7 @@ Reply Api::ni_init(RankPortals& rank, const ipc::NIInitArgs& args)
     rank.pid = args.requested_pid;
     world_.by_address[{rank.nid(), rank.pid}] = rank.rank;
   }
-  auto& ni = rank.nis[slot];
+  auto& ni = rank.process().nis[slot];
   if (not ni) {
     ni = std::make_unique<NetworkInterface>();
     ni->slot = slot;
@@ -151,7 +151,7 @@ Reply Api::ni_fini(RankPortals& rank, ipc::Handle handle)
   if (ni == nullptr)
     return status(Status::ArgInvalid);
   if (--ni->references == 0)
-    rank.nis[ni->slot].reset();
+    rank.process().nis[ni->slot].reset();
   return status(Status::Ok);
 }
 

@@ -264,7 +264,9 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
     charge_blocked(rank, trace::Kind::Poll, now, "empty poll");
   }
   const int limit = options::poll_block_after();
-  if (limit <= 0 || streak.count < limit)
+  // Not while other threads of the process call: what ends this thread's
+  // polling may be a write of theirs in its memory, not an event.
+  if (limit <= 0 || streak.count < limit || rank.process().calling_lanes > 0)
     return EmptyPoll::Charged;
   // The program only polls: let simulated time run until something it polls
   // changes, instead of one round trip per poll period; when nothing else can

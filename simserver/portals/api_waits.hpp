@@ -57,7 +57,9 @@ bool block_until(RankPortals& rank, double deadline, Check check, PollPeriods* p
 {
   std::unique_lock lock(*rank.mutex);
   while (true) {
-    if (aborted(rank))
+    // Its process ended meanwhile (another thread of it exited): nobody
+    // waits for the answer any more.
+    if (aborted(rank) || not rank.process().alive)
       return false;
     Readiness r = check();
     if (r.ready)

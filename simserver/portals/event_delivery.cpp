@@ -89,7 +89,7 @@ double mirror_queues(RankPortals& rank, ipc::QueueMirror& mirror)
 {
   mirror.queue_count = 0;
   mirror.event_count = 0;
-  for (auto& ni : rank.nis) {
+  for (auto& ni : rank.process().nis) {
     if (ni == nullptr)
       continue;
     ni->eqs.for_each([&](uint32_t index, EventQueue& queue) {

@@ -61,7 +61,17 @@ bool OutsideHolder::deliver_outside_notices()
     return false;
   const bool aborted = aborts_.deliver();
   const bool released = job::release_parked(world_);
-  return aborted || released;
+  // Lanes the ranks' threads took: opened here when the rank's own proxy
+  // does not wait on its process (it is in a call, or parked), else there
+  // (kAttentionLane), after what the process answered itself.
+  bool opened = false;
+  for (auto& rank : world_.ranks)
+    if (rank.alive && not rank.awaiting_request && world_.open_lanes && rank.channel != nullptr) {
+      const auto before = world_.lanes.size();
+      world_.open_lanes(rank);
+      opened = opened || world_.lanes.size() != before;
+    }
+  return aborted || released || opened;
 }
 
 bool OutsideHolder::hold_for_outside(bool idle)
@@ -86,7 +96,7 @@ bool OutsideHolder::hold_for_outside(bool idle)
       on_hold_tick();
     const double waited = job::wall_clock_now() - start;
     if (idle && next_note > 0 && waited >= next_note) {
-      const std::string states = job::describe_blocked_ranks(world_.ranks, [](const RankPortals& rank) {
+      const std::string states = job::describe_blocked_ranks(world_, [](const RankPortals& rank) {
         return not rank.alive ? std::string("exited") : "in " + rank.current_call;
       });
       std::fprintf(stderr,

@@ -113,17 +113,18 @@ void PollSentinel::check()
   if (blocked_ == 0)
     return;
   // One more poll for each blocked poller, at this simulated time.
-  for (auto& rank : world_.ranks)
-    if (rank.poll_blocked && not rank.poll_released) {
-      rank.poll_released = true;
-      rank.notify();
+  world_.for_each_caller([this](RankPortals& caller) {
+    if (caller.poll_blocked && not caller.poll_released) {
+      caller.poll_released = true;
+      caller.notify();
       idle_polls_++;
     }
+  });
   const unsigned long limit = options::poll_deadlock_after();
   if (limit == 0 || not on_deadlock)
     return;
   auto states = [this] {
-    return job::describe_blocked_ranks(world_.ranks, [this](const RankPortals& rank) {
+    return job::describe_blocked_ranks(world_, [this](const RankPortals& rank) {
       // A rank seen polling in this stretch and now between two polls of
       // its loop polls in vain all the same; between two calls, its call
       // site is the one read then (a stack is read for ranks in a call).
@@ -143,7 +144,7 @@ void PollSentinel::check()
   // real time, decides: the same run always ends the same way).
   ++idle_rounds_;
   if (idle_rounds_ >= kRoundsBeforeReadingStacks && idle_rounds_ % kRoundsBetweenLooks == 0 &&
-      world_.parked_ranks == 0 && every_rank_stuck_in_mpi()) {
+      not parked_caller_may_send() && every_rank_stuck_in_mpi()) {
     const std::string where = states();
     // Open MPI's spawn fails at its root, over our PMI-1, and leaves the
     // other ranks waiting for the root's word: say why.
@@ -157,6 +158,17 @@ void PollSentinel::check()
   if (idle_polls_ >= limit)
     on_deadlock("deadlock: no rank can make progress (" + states() + "); " + std::to_string(idle_polls_) +
                 " polls in a row found nothing while nothing else could happen (s4bxi/poll-deadlock-after)");
+}
+
+bool PollSentinel::parked_caller_may_send() const
+{
+  // A parked rank, or a parked thread that has made Portals calls (a
+  // library's thread that never did, asleep in epoll, sends nothing).
+  bool may = false;
+  world_.for_each_caller([&may](const RankPortals& caller) {
+    may = may || (caller.parked && (caller.lane == nullptr || caller.lane_called));
+  });
+  return may;
 }
 
 void PollSentinel::progress()

@@ -89,6 +89,8 @@ private:
   std::vector<StackLook> mpi_looks_;
   // Whether every live rank waits without end or polls in vain inside a
   // blocking MPI call (job/blocked_ranks.hpp).
+  // A parked caller that may still send something: then no stack look.
+  [[nodiscard]] bool parked_caller_may_send() const;
   bool every_rank_stuck_in_mpi();
 };
 

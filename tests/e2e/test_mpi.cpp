@@ -347,6 +347,15 @@ TEST_F(Mpi, ThreadsFourRanks)
     EXPECT_TRUE(std::regex_search(r.out, std::regex("rank 3 provided MPI_THREAD_\\w+"))) << describe(r);
 }
 
+// MPI_THREAD_MULTIPLE: two threads of each rank exchange at once, each
+// thread on its own lane to the emulator (issue 20, item 1).
+TEST_F(Mpi, ThreadMultipleTwoThreadsPerRank)
+{
+    auto r = run_checked("mpi_thread_multiple", 2, "thread_multiple 2 threads");
+    EXPECT_TRUE(contains(r.out, "rank 1 provided MPI_THREAD_MULTIPLE")) << describe(r);
+    EXPECT_FALSE(contains(r.err, "deadlock")) << describe(r);
+}
+
 // ---------------------------------------------------------------------------
 // Time.
 

@@ -5,10 +5,9 @@
 // (its `make check`): every rank exits 0; and the job ends with its summary,
 // the ABI read from libsma.so without a guess.
 //
-// Known failures are named here with their reason and instantiated under
-// DISABLED_SosKnownFailures: listed, not run; ctest lists them as
-// e2e.SosKnownFailures/Shmem.* (Disabled), and
-// --gtest_also_run_disabled_tests runs them.
+// Every test SOS builds runs, its multithreaded ones included (mt_*,
+// threading, web, gettid_register: each thread has its own lane to the
+// server, issue 20).
 // Without SOS (its tarball is absent from a clone outside the team, or
 // tools/install-deps.sh has not prepared it), every test is skipped with the
 // reason. Part of e2e_shmem_tests (ctest names e2e.Sos/Shmem.*, labels e2e
@@ -72,21 +71,9 @@ const char *const kShmemxTests[] = {
     "cxx_test_shmem_atomic_cswap", "cxx_test_shmem_wait_until", "cxx_test_shmem_test"
 };
 
-// Several threads of one rank communicating at once: the threads of a rank
-// share its one channel to the server, so a thread blocked in a wait (a
-// PtlCTWait for the Gets of all threads) keeps the others from issuing what
-// it waits for. These need issue 20 (threads); until then they deadlock
-// (threading: exit 86 in PtlCTWait in most runs), hang (threading, the mt_
-// tests) or pass by luck of the scheduling (web, gettid_register: some runs
-// past 60 s, at 2 or 4 ranks). thread_wait (one thread spins on memory while the other puts) and
-// query_thread_funneled (one thread communicates) pass and are run.
-const char *const kNeedsThreads = "several threads of a rank communicating at once need issue 20 (threads)";
-const std::map<std::string, const char *> kKnownFailures = {
-    {"unit/mt_a2a", kNeedsThreads},     {"unit/mt_contention", kNeedsThreads},
-    {"unit/mt_membar", kNeedsThreads},  {"unit/mt_lock_test", kNeedsThreads},
-    {"unit/threading", kNeedsThreads},  {"unit/web", kNeedsThreads},
-    {"shmemx/gettid_register", kNeedsThreads},
-};
+// Several threads of one rank communicating at once (the mt_ tests,
+// threading, web, gettid_register) need each thread's calls to go their own
+// way to the server: each thread has a lane of its own (issue 20).
 
 // bigget's 1,000 Gets copy gigabytes between the rank processes (over a
 // minute of wall time here); 100, bigput's own default, take the same path.
@@ -106,17 +93,15 @@ void PrintTo(const SosRun &run, std::ostream *out)
     *out << run.dir << "/" << run.name << " on " << run.ranks << " ranks";
 }
 
-// The runs expected to pass (known = false) or the known failures (true).
-std::vector<SosRun> runs(bool known)
+// Every test, on 2 and on 4 ranks.
+std::vector<SosRun> runs()
 {
     std::vector<SosRun> selected;
     for (int ranks : {2, 4}) {
         for (const char *name : kUnitTests)
-            if ((kKnownFailures.count(std::string("unit/") + name) != 0) == known)
-                selected.push_back({"unit", name, ranks});
+            selected.push_back({"unit", name, ranks});
         for (const char *name : kShmemxTests)
-            if ((kKnownFailures.count(std::string("shmemx/") + name) != 0) == known)
-                selected.push_back({"shmemx", name, ranks});
+            selected.push_back({"shmemx", name, ranks});
     }
     return selected;
 }
@@ -165,11 +150,6 @@ TEST_P(Shmem, Runs)
     const SosRun &sos = GetParam();
     const std::string key = sos.dir + "/" + sos.name;
     const fs::path built = fs::path(sos_tests_dir()) / sos.dir / sos.name;
-    // Run anyway (--gtest_also_run_disabled_tests), a known failure says why it is one.
-    std::string known;
-    if (auto failure = kKnownFailures.find(key); failure != kKnownFailures.end())
-        known = std::string("a known failure: ") + failure->second;
-    SCOPED_TRACE(known);
     ASSERT_TRUE(fs::exists(built)) << "SOS's test " << key << " was not built (" << built.string() << ")";
     // The rank processes carry the test's marker in their command line (it is
     // checked that none survives): in argv[0], through a symbolic link, as
@@ -189,10 +169,7 @@ TEST_P(Shmem, Runs)
     EXPECT_FALSE(contains(r.err, "s4bxi-run: ABI ")) << "the ABI was guessed\n" << describe(r);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sos, Shmem, ::testing::ValuesIn(runs(false)), run_name);
-// The known failures (kKnownFailures says why): DISABLED_ makes gtest and
-// ctest list them without running them, until what they need lands.
-INSTANTIATE_TEST_SUITE_P(DISABLED_SosKnownFailures, Shmem, ::testing::ValuesIn(runs(true)), run_name);
+INSTANTIATE_TEST_SUITE_P(Sos, Shmem, ::testing::ValuesIn(runs()), run_name);
 
 // Every test SOS built is in the lists above (nothing left out by mistake),
 // and every test listed was built.

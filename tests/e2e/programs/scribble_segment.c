@@ -57,6 +57,13 @@ static void scribble(const char *mode, int rank, int size, ptl_handle_ni_t ni)
     char *segment = segment_mapping(&length);
     E2E_CHECK(segment != NULL, "the segment's mapping was not found in /proc/self/maps");
     long page = sysconf(_SC_PAGESIZE);
+    /* Where its channel starts: the header's channels_offset and
+     * channel_stride (ipc/segment.hpp: the 5th and 6th 8-byte words after
+     * the magic, version and rank count). */
+    uint64_t channels_offset, channel_stride;
+    memcpy(&channels_offset, segment + 32, sizeof channels_offset);
+    memcpy(&channel_stride, segment + 40, sizeof channel_stride);
+    char *own_channel = segment + channels_offset + (uint64_t)rank * channel_stride;
     if (strcmp(mode, "header") == 0) {
         memset(segment, 0x5a, 16); /* faults: read-only in the ranks */
     } else if (strcmp(mode, "neighbour") == 0) {
@@ -85,7 +92,7 @@ static void scribble(const char *mode, int rank, int size, ptl_handle_ni_t ni)
         /* Its own channel's page (writable here), from its end to its
          * start: the request doorbell, first in the page, changes last, so
          * the server sees the damage whenever it looks. */
-        volatile char *own = segment + (2 + rank) * page;
+        volatile char *own = own_channel;
         for (long i = page - 1; i >= 0; --i)
             own[i] = (char)0xa5;
     } else if (strcmp(mode, "steps") == 0) {
@@ -96,7 +103,7 @@ static void scribble(const char *mode, int rank, int size, ptl_handle_ni_t ni)
         ptl_event_t event;
         E2E_OK(PtlEQAlloc(ni, 4, &eq));
         E2E_EXPECT_RC(PTL_EQ_EMPTY, PtlEQGet(eq, &event));
-        volatile char *own = segment + (2 + rank) * page;
+        volatile char *own = own_channel;
         for (long i = page - 1; i >= page / 4; --i)
             own[i] = (char)0xa5;
         E2E_EXPECT_RC(PTL_EQ_EMPTY, PtlEQGet(eq, &event)); /* the server's: the run ends here */
@@ -115,7 +122,7 @@ static void scribble(const char *mode, int rank, int size, ptl_handle_ni_t ni)
         desc.ct_handle = PTL_CT_NONE;
         E2E_OK(PtlMDBind(phys, &desc, &md));
         E2E_OK(PtlPut(md, 0, sizeof payload, PTL_NO_ACK_REQ, me, 0, 0, 0, NULL, 0));
-        volatile char *own = segment + (2 + rank) * page;
+        volatile char *own = own_channel;
         for (long i = page - 1; i >= page / 4; --i)
             own[i] = (char)0xa5;
         E2E_OK(PtlMDRelease(md)); /* the server's: the run ends here */
