@@ -64,7 +64,7 @@ struct Streak {
   }
 
   // An event found, or work between two polls: the server's
-  // end_poll_streak (portals/api.cpp) moves the watched objects to the
+  // end_poll_streak (portals/api_polls.cpp) moves the watched objects to the
   // front of the earlier ones.
   void end()
   {
@@ -133,7 +133,7 @@ int first_landed(std::span<Queue* const> polled, int64_t at)
   return -1;
 }
 
-// When a blocked poll that begins at `start` ends (portals/api.cpp,
+// When a blocked poll that begins at `start` ends (portals/api_polls.cpp,
 // charge_empty_poll): at the first landing of a watched queue's first event,
 // rounded up to whole poll periods; -1 when the mirror cannot tell (a
 // watched object it does not show, a counter, no landing before the
@@ -278,7 +278,7 @@ Answer answer(std::span<const ipc::Handle> handles, bool wait, const ipc::ClockC
       return refuse();
     step.polled = static_cast<uint8_t>(step.polled | (1U << index));
   }
-  // The streak as the server will count it (portals/api.cpp): work before
+  // The streak as the server will count it (portals/api_polls.cpp): work before
   // this poll ends the streak; an empty poll period counts in it (a queue
   // new to it restarts the count; when the watched objects are not all
   // known, none is taken for new: the count can only be higher than the

@@ -219,7 +219,7 @@ struct World {
   // How far ahead the ranks may answer their polls (nic/landing_bounds.hpp).
   nic::LandingBounds landing;
   job::RankProcesses* processes = nullptr;
-  job::LivelockWatch livelock; // told how every operation ended (nic/initiator.cpp)
+  job::LivelockWatch livelock; // told how every operation ended (portals/initiator.cpp)
   job::CrashReports crashes;   // filled by the rank watcher's thread
   // Set by the rank watcher's thread when something outside the simulation
   // may have released a rank: a PtlAbort, a parked rank's call or end.
