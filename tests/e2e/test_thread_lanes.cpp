@@ -12,10 +12,15 @@ namespace {
 
 class ThreadLanes : public E2ETest {
 protected:
-    RunResult run_mode(const std::string& mode, int nranks, const std::vector<std::string>& options = {})
+    // `abi`: "" (Sandia's current generation), "sandia-legacy" or "bxi".
+    RunResult run_mode(const std::string& mode, int nranks, const std::vector<std::string>& options = {},
+                       const std::string& abi = "")
     {
         std::vector<std::string> args = options;
-        args.insert(args.end(), {"-n", std::to_string(nranks), program("thread_lanes"), mode});
+        if (!abi.empty())
+            args.insert(args.end(), {"--abi", abi});
+        args.insert(args.end(),
+                    {"-n", std::to_string(nranks), program(abi.empty() ? "thread_lanes" : abi + "/thread_lanes"), mode});
         return run(args);
     }
 
@@ -75,6 +80,29 @@ TEST_F(ThreadLanes, EightThreadsWaitOnEightQueues)
         expect_all_passed(r, nranks);
         EXPECT_LT(r.wall_s, 10.0) << describe(r);
     }
+}
+
+// The same in the other binary flavours (their own libportals).
+TEST_F(ThreadLanes, EveryFlavourHasIndependentThreads)
+{
+    for (const std::string abi : {"sandia-legacy", "bxi"}) {
+        SCOPED_TRACE(abi);
+        expect_all_passed(run_mode("eight-waiters", 2, {}, abi), 2);
+        expect_all_passed(run_mode("sleep-while-waiting", 1, {}, abi), 1);
+        auto r = run_mode("exit-from-helper", 1, {}, abi);
+        EXPECT_EQ(r.exit_code, 7) << describe(r);
+    }
+}
+
+// As the reference implementation's abort tests: the aborting thread first
+// sleeps 1 s, which it does on its own lane while the workers wait; then its
+// PtlAbort ends both waits, twice.
+TEST_F(ThreadLanes, AnAbortAfterASleepEndsTheOtherThreadsWaits)
+{
+    auto r = run_mode("abort-after-sleep", 2);
+    expect_all_passed(r, 2);
+    EXPECT_TRUE(contains(r.out, "both waits aborted after the sleep, twice")) << describe(r);
+    EXPECT_LT(r.wall_s, 10.0) << describe(r);
 }
 
 // exit(7) from a helper thread while the main thread is in PtlEQWait: the

@@ -15,6 +15,13 @@
  *                       comes; a helper thread sleeps, then exits the
  *                       process with status 7: the run ends with status 7,
  *                       not a deadlock.
+ *  abort-after-sleep    (Sandia's current generation: PtlAbort) As the
+ *                       reference implementation's abort tests do: two
+ *                       workers wait, in PtlEQWait and in PtlCTPoll forever;
+ *                       the main thread sleeps 1 s, then calls PtlAbort: both
+ *                       return PTL_ABORTED once the sleep has ended, twice.
+ * Built in every flavour (thread_lanes for Sandia's current generation,
+ * sandia-legacy/ and bxi/ for the others).
  */
 #include "e2e_common.h"
 
@@ -166,6 +173,64 @@ static void exit_from_helper(void)
     E2E_DIE("the wait returned, event %s", e2e_event_name(ev.type));
 }
 
+/* ---- abort-after-sleep ---- */
+
+#ifdef E2E_SANDIA_CURRENT
+static ptl_handle_eq_t abort_eq;
+static ptl_handle_ct_t abort_ct;
+
+struct aborted_waiter {
+    pthread_t thread;
+    int on_ct;
+    int rc;
+    long long returned_ns;
+};
+
+static void *wait_until_aborted(void *raw)
+{
+    struct aborted_waiter *w = raw;
+    if (w->on_ct) {
+        ptl_ct_event_t counted;
+        ptl_size_t test = 1;
+        unsigned int which = 0;
+        w->rc = PtlCTPoll(&abort_ct, &test, 1, PTL_TIME_FOREVER, &counted, &which);
+    } else {
+        ptl_event_t ev;
+        w->rc = PtlEQWait(abort_eq, &ev);
+    }
+    w->returned_ns = monotonic_ns();
+    return NULL;
+}
+
+static void abort_after_sleep(void)
+{
+    for (int round = 0; round < 2; ++round) {
+        E2E_OK(PtlEQAlloc(ni, 8, &abort_eq));
+        E2E_OK(PtlCTAlloc(ni, &abort_ct));
+        struct aborted_waiter waiters[2] = {{.on_ct = 0}, {.on_ct = 1}};
+        const long long before = monotonic_ns();
+        for (int i = 0; i < 2; ++i)
+            E2E_CHECK(pthread_create(&waiters[i].thread, NULL, wait_until_aborted, &waiters[i]) == 0,
+                      "pthread_create failed");
+        sleep(1);
+        const long long slept = monotonic_ns() - before;
+        PtlAbort();
+        for (int i = 0; i < 2; ++i) {
+            pthread_join(waiters[i].thread, NULL);
+            E2E_CHECK(waiters[i].rc == PTL_ABORTED, "round %d: the %s returned %s, expected PTL_ABORTED", round,
+                      waiters[i].on_ct ? "PtlCTPoll" : "PtlEQWait", e2e_rc_name(waiters[i].rc));
+            E2E_CHECK(waiters[i].returned_ns - before >= 1000000000LL,
+                      "round %d: a wait ended %lld ns after the start, before the 1 s sleep", round,
+                      waiters[i].returned_ns - before);
+        }
+        E2E_CHECK(slept >= 1000000000LL, "round %d: sleep(1) took %lld ns", round, slept);
+        E2E_OK(PtlEQFree(abort_eq));
+        E2E_OK(PtlCTFree(abort_ct));
+    }
+    printf("thread_lanes: rank %d: both waits aborted after the sleep, twice\n", my_rank);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     ni = e2e_init(NULL);
@@ -179,6 +244,10 @@ int main(int argc, char **argv)
         eight_waiters();
     else if (strcmp(mode, "exit-from-helper") == 0)
         exit_from_helper();
+#ifdef E2E_SANDIA_CURRENT
+    else if (strcmp(mode, "abort-after-sleep") == 0)
+        abort_after_sleep();
+#endif
     else
         E2E_DIE("usage: thread_lanes sleep-while-waiting|eight-waiters|exit-from-helper");
     printf("thread_lanes: rank %d: all checks passed\n", my_rank);
