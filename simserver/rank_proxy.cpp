@@ -158,6 +158,14 @@ RankProxy::Wake RankProxy::wait_for_request()
     const timespec& period = quick ? quick_period : liveness_period;
     const bool woken = ipc::wait_for_ring(request_bell, requests_seen_, spin_, &period, &attention);
     if (not woken) {
+      // A thread that ended without closing its lane (no call to
+      // pthread_exit's destructors: killed by a signal handler's exit path,
+      // say): nothing more comes from it.
+      if (not main_lane && caller_.os_tid > 0 && not job::thread_exists(caller_.os_pid, caller_.os_tid) &&
+          request_bell.current() == requests_seen_) {
+        close_lane();
+        return Wake::Ended;
+      }
       // A call the process answered itself runs even while the process
       // makes no call (it spins on memory, or blocks in the kernel): at its
       // own simulated time, whenever it is taken.
@@ -616,6 +624,9 @@ bool RankProxy::wait_for_first_call_or_sleep(ipc::Lane& lane)
     if (lane.request_bell.current() != before)
       return false;
     const pid_t tid = lane.owner_tid.load(std::memory_order_acquire);
+    // (A thread that ended without a call, too: nothing will ever come from it.)
+    if (tid > 0 && not job::thread_exists(caller_.os_pid, tid))
+      return true;
     if (tid > 0 && job::asleep_in_kernel(caller_.os_pid, {.only = tid, .except = {}})) {
       const double now = job::wall_clock_now();
       if (asleep_since < 0)

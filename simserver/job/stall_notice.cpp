@@ -194,6 +194,12 @@ bool each_thread(pid_t pid, const ThreadSet& threads, Look look)
 
 } // namespace
 
+bool thread_exists(pid_t pid, pid_t tid)
+{
+  std::error_code error;
+  return std::filesystem::exists("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid), error);
+}
+
 bool any_thread_running(pid_t pid, const ThreadSet& threads)
 {
   // (The state comes first in the fields.)

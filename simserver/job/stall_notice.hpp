@@ -42,6 +42,9 @@ struct ThreadSet {
 // threads, or a process it shares memory with, must wake it).
 bool waits_only_for_the_job(pid_t pid, const ThreadSet& threads, const std::vector<pid_t>& job_pids);
 
+// Whether thread `tid` of process `pid` still exists.
+bool thread_exists(pid_t pid, pid_t tid);
+
 // One of its threads in `threads` is running or runnable.
 bool any_thread_running(pid_t pid, const ThreadSet& threads = {});
 
