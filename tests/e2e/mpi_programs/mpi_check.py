@@ -20,10 +20,19 @@ def check_eq(test, expected, actual):
     check(expected == actual, test, "expected %r, got %r" % (expected, actual))
 
 
+def say(line):
+    """One line on standard output, in one write: print() makes two (the
+    text, then the newline) when Python's output is unbuffered
+    (PYTHONUNBUFFERED), and the ranks share one pipe, so another rank's line
+    could come in between."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
 def report_ok(comm, what):
     comm.Barrier()
     if comm.rank == 0:
-        print("OK " + what, flush=True)
+        say("OK " + what)
 
 
 def arg_int(index, default):
