@@ -168,7 +168,11 @@ TEST_F(PythonMpi, McaOptionIsPassed)
 // A Python program that does not use MPI runs as before under the set-up.
 TEST_F(PythonMpi, PythonWithoutMpiRuns)
 {
-    auto r = run({"-n", "2", kPython, "-c", "import os; print('plain', os.environ['PMI_RANK'])"});
+    // (One write per line: print() makes one per word and one for the newline
+    // when Python's output is unbuffered, PYTHONUNBUFFERED, and the two ranks
+    // share the pipe.)
+    auto r = run({"-n", "2", kPython, "-c",
+                  "import os, sys; sys.stdout.write('plain %s\\n' % os.environ['PMI_RANK']); sys.stdout.flush()"});
     expect_success(r, 2);
     EXPECT_TRUE(contains(r.out, "plain 0\n") && contains(r.out, "plain 1\n")) << describe(r);
 }
