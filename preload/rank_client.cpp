@@ -280,14 +280,17 @@ ipc::Lane* lane_of_this_thread()
 }
 
 // A Sync exchange: brings the rank's clock to its simulated time and the
-// server up to date with what the process did itself; the caller holds
-// channel_mutex.
-void sync_exchange()
+// server up to date with what the process did itself; on the thread's own
+// `lane`, or (nullptr) on the channel, whose mutex the caller then holds.
+void sync_exchange(ipc::Lane* lane = nullptr)
 {
   ipc::Request request;
   request.op = ipc::Op::Sync;
   ipc::Reply reply;
-  exchange(request, reply);
+  if (lane != nullptr)
+    lane_exchange(*lane, request, reply);
+  else
+    exchange(request, reply);
 }
 
 bool abortable(ipc::Op op)
@@ -513,13 +516,25 @@ bool call(ipc::Request& request, ipc::Reply& reply)
   return true;
 }
 
+namespace {
+
+// Whether the process may answer a call itself now (a local poll, a queued
+// call): not while the clock is behind the rank's simulated time (parked, or
+// an answer before the call's end), nor from a call in progress, nor once
+// threads call on lanes of their own, nor on such a lane.
+bool may_answer_in_process()
+{
+  return state() == State::Attached and not in_exchange and not clock_pending.load(std::memory_order_relaxed) and
+         channel->parked.load(std::memory_order_seq_cst) == 0 and not lanes_taken.load(std::memory_order_seq_cst) and
+         own_lane == nullptr;
+}
+
+} // namespace
+
 local_polls::Answer answer_poll_locally(std::span<const ipc::Handle> queues, bool wait)
 {
-  // Not while the clock is behind the rank's simulated time (parked, or an
-  // answer before the call's end), nor while another thread is in a call.
-  if (state() != State::Attached or in_exchange or clock_pending.load(std::memory_order_relaxed) or
-      channel->parked.load(std::memory_order_seq_cst) != 0 or lanes_taken.load(std::memory_order_seq_cst) or
-      own_lane != nullptr)
+  // (Nor while another thread is in a call on the channel: the try_lock.)
+  if (not may_answer_in_process())
     return {};
   std::unique_lock lock(channel_mutex, std::try_to_lock);
   if (not lock.owns_lock())
@@ -535,9 +550,8 @@ namespace {
 // previous one taken by the server. The caller then holds `lock`.
 bool may_queue(std::unique_lock<std::mutex>& lock)
 {
-  if (state() != State::Attached or in_exchange or clock_pending.load(std::memory_order_relaxed) or
-      channel->parked.load(std::memory_order_seq_cst) != 0 or lanes_taken.load(std::memory_order_seq_cst) or
-      own_lane != nullptr or channel->queued_state.load(std::memory_order_seq_cst) != ipc::kQueuedCallNone)
+  if (not may_answer_in_process() or
+      channel->queued_state.load(std::memory_order_seq_cst) != ipc::kQueuedCallNone)
     return false;
   lock = std::unique_lock(channel_mutex, std::try_to_lock);
   return lock.owns_lock();
@@ -670,10 +684,7 @@ void resync_if_stale()
     if (own_lane->parked.load(std::memory_order_relaxed) == 0 or lane_calls == 0)
       return;
     const int saved_errno = errno;
-    ipc::Request request;
-    request.op = ipc::Op::Sync;
-    ipc::Reply reply;
-    lane_exchange(*own_lane, request, reply);
+    sync_exchange(own_lane);
     errno = saved_errno;
     return;
   }
@@ -692,10 +703,7 @@ bool sync_from_signal_handler()
   if (in_exchange or state() != State::Attached)
     return false;
   if (own_lane != nullptr) {
-    ipc::Request request;
-    request.op = ipc::Op::Sync;
-    ipc::Reply reply;
-    lane_exchange(*own_lane, request, reply);
+    sync_exchange(own_lane);
     return true;
   }
   std::unique_lock lock(channel_mutex, std::try_to_lock);

@@ -336,38 +336,35 @@ void RankProxy::inject_compute(uint64_t compute_ns)
 void RankProxy::reply(ipc::Reply reply)
 {
   reply.now = s4u::Engine::get_clock();
+  const bool main_lane = caller_.lane == nullptr;
+  // (A thread's lane: the process answers nothing itself while it has lanes,
+  // so nothing of the mirror, the horizon or the append permits.)
+  if (main_lane) {
+    ipc::Channel* channel = world_.processes->channel(rank_);
+    if (options::local_polls()) {
+      // No event not written yet lands before a PCIe write from now (what the
+      // mirror gives), nor before one from the NIC's earliest write.
+      const double now = reply.now;
+      const double landing_now = portals::mirror_queues(caller_, channel->mirror);
+      reply.horizon = landing_now + (world_.landing.earliest_write(caller_.node, now) - now);
+      reply.event_write_s = landing_now - now;
+      reply.poll_streak = api_.poll_streak_state(caller_);
+    }
+    if (options::queued_appends())
+      api_.write_append_permits(caller_, channel->append_permits);
+    last_answer_at_ = reply.now;
+    last_horizon_ = reply.horizon;
+  }
   RankStatistics& stats = caller_.stats;
   stats.answers++;
-  if (caller_.lane != nullptr) {
-    // A thread's lane: the process answers nothing itself while it has lanes.
-    ipc::Lane& lane = *caller_.lane;
-    if (lane.reply_bell.sleeping.load(std::memory_order_relaxed) != 0)
-      stats.wake_ups++;
-    lane.reply = reply;
-    lane.reply_bell.sleep_hint.store(0, std::memory_order_relaxed);
-    lane.reply_bell.ring();
-    return;
-  }
-  ipc::Channel* channel = world_.processes->channel(rank_);
-  if (options::local_polls()) {
-    // No event not written yet lands before a PCIe write from now (what the
-    // mirror gives), nor before one from the NIC's earliest write.
-    const double now = reply.now;
-    const double landing_now = portals::mirror_queues(world_.ranks[rank_], channel->mirror);
-    reply.horizon = landing_now + (world_.landing.earliest_write(world_.ranks[rank_].node, now) - now);
-    reply.event_write_s = landing_now - now;
-    reply.poll_streak = api_.poll_streak_state(world_.ranks[rank_]);
-  }
-  if (options::queued_appends())
-    api_.write_append_permits(world_.ranks[rank_], channel->append_permits);
-  if (channel->reply_bell.sleeping.load(std::memory_order_relaxed) != 0)
+  ipc::Doorbell& bell = caller_.reply_bell();
+  if (bell.sleeping.load(std::memory_order_relaxed) != 0)
     stats.wake_ups++; // the ring below wakes it up (a futex wake, and a scheduling delay)
-  last_answer_at_ = reply.now;
-  last_horizon_ = reply.horizon;
-  channel->reply = reply;
-  channel->reply_bell.sleep_hint.store(0, std::memory_order_relaxed);
-  world_.processes->scheduling()->served_rank.store(rank_, std::memory_order_relaxed);
-  channel->reply_bell.ring();
+  caller_.reply_slot() = reply;
+  bell.sleep_hint.store(0, std::memory_order_relaxed);
+  if (main_lane)
+    world_.processes->scheduling()->served_rank.store(rank_, std::memory_order_relaxed);
+  bell.ring();
 }
 
 void RankProxy::ended(const job::Termination& end)

@@ -163,6 +163,7 @@ struct RankPortals {
   // The doorbells and flags this caller is served through: its lane's, or the channel's.
   ipc::Doorbell& request_bell() const { return lane != nullptr ? lane->request_bell : channel->request_bell; }
   ipc::Doorbell& reply_bell() const { return lane != nullptr ? lane->reply_bell : channel->reply_bell; }
+  ipc::Reply& reply_slot() const { return lane != nullptr ? lane->reply : channel->reply; }
   std::atomic<uint32_t>& attention() const { return lane != nullptr ? lane->attention : channel->attention; }
   std::atomic<uint32_t>& parked_flag() const { return lane != nullptr ? lane->parked : channel->parked; }
   // The thread in an exchange with the server (0: none): a lane's thread
