@@ -32,6 +32,9 @@ struct ClockConfig {
   int64_t sync_quantum_ns;      // thread CPU time without a call after which the rank syncs (0: never)
   int64_t poll_cost_ns;         // simulated time of an empty poll (s4bxi/poll-cost)
   int64_t poll_block_after;     // empty polls in a streak after which a poll blocks (0: never)
+  // 1: the CPU time a thread spends inside the MPI library is compute too
+  // (s4bxi/library-compute:measured); 0: it is not (preload/sim_clock.hpp).
+  int64_t library_cpu_is_compute;
 };
 
 // Page 0 of the segment: written by the server before any rank starts, then
@@ -124,6 +127,15 @@ struct alignas(64) Lane {
 inline constexpr uint32_t kMaxLanes = 15;
 inline constexpr int32_t kLaneUnborn = -1;
 
+// Written by the rank process as its threads leave the MPI library
+// (preload/mpi_hooks, sim_clock::library_leave); read by the server for the
+// report only (a rank's word, like its other statistics there).
+struct LibraryTotals {
+  std::atomic<uint64_t> calls;        // outermost calls into the library
+  std::atomic<uint64_t> simulated_ns; // simulated time spent inside them
+  std::atomic<uint64_t> cpu_ns;       // real CPU time they took (not simulated time)
+};
+
 struct alignas(64) Channel {
   Doorbell request_bell; // rung by the rank, waited on by the server
   Doorbell reply_bell;   // rung by the server, waited on by the rank
@@ -166,6 +178,7 @@ struct alignas(64) Channel {
   // also be told through the crash pipe (kNoticeCallTag), since no proxy
   // waits on its doorbell then.
   std::atomic<uint32_t> parked;
+  alignas(64) LibraryTotals library;
   alignas(64) Request request;
   alignas(64) Reply reply;
   // Written by the server with each reply: the rank's event queues, from

@@ -417,6 +417,7 @@ __attribute__((constructor(101))) void attach()
   clock_settings = header->clock;
   sim_clock::set_compute_model(clock_settings.cpu_factor, clock_settings.cpu_threshold_s);
   sim_clock::watch_releases(&channel->release_generation, &channel->release_now);
+  sim_clock::set_library_accounting(clock_settings.library_cpu_is_compute == 0, &channel->library);
   pthread_atfork(nullptr, nullptr, on_fork_child);
 
   ipc::Request request;

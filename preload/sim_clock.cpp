@@ -9,6 +9,8 @@
 
 #include "real_functions.hpp"
 
+#include "segment.hpp"
+
 #include <atomic>
 #include <cmath>
 
@@ -50,6 +52,20 @@ struct ThreadClock {
   uint64_t compute_mark_ns = 0; // thread CPU time at this thread's own last reply
 };
 thread_local ThreadClock self;
+
+// The thread's visit to the communication library (library_enter).
+struct LibraryVisit {
+  int depth = 0;
+  int64_t entry_sim_ns = 0;
+  uint64_t entry_cpu_ns = 0; // the real thread CPU clock at the outermost entry
+  // While inside with exclude_library_cpu: the compute clock stands at this.
+  bool frozen = false;
+  uint64_t frozen_at_ns = 0;
+  uint64_t excluded_ns = 0; // CPU time spent inside so far: never compute
+};
+thread_local LibraryVisit library;
+std::atomic<bool> exclude_library_cpu{false};
+ipc::LibraryTotals* library_totals = nullptr;
 
 int64_t to_ns(double seconds)
 {
@@ -111,8 +127,13 @@ void on_reply(double now_seconds, uint64_t thread_cpu_now_ns)
 uint64_t thread_cpu_if_measured()
 {
   // Reading a thread's CPU time is a system call (no vDSO): skip it when the
-  // run does not simulate compute (s4bxi/compute:none gives a factor of 0).
-  return cpu_factor.load(std::memory_order_relaxed) > 0 ? real::thread_cpu_ns() : 0;
+  // run does not simulate compute (s4bxi/compute:none gives a factor of 0),
+  // and inside the library, where the clock stands still.
+  if (cpu_factor.load(std::memory_order_relaxed) <= 0)
+    return 0;
+  if (library.frozen)
+    return library.frozen_at_ns;
+  return real::thread_cpu_ns() - library.excluded_ns;
 }
 
 int64_t now_ns()
@@ -192,6 +213,53 @@ void start_own_timeline(int64_t now)
   self.base_ns = now;
   self.base_cpu_ns = cpu;
   self.compute_mark_ns = cpu;
+}
+
+void set_library_accounting(bool exclude_cpu, ipc::LibraryTotals* totals)
+{
+  exclude_library_cpu.store(exclude_cpu, std::memory_order_relaxed);
+  library_totals = totals;
+}
+
+void library_enter()
+{
+  if (library.depth++ > 0)
+    return;
+  if (cpu_factor.load(std::memory_order_relaxed) > 0) {
+    library.entry_cpu_ns = real::thread_cpu_ns();
+    if (exclude_library_cpu.load(std::memory_order_relaxed)) {
+      library.frozen = true;
+      library.frozen_at_ns = library.entry_cpu_ns - library.excluded_ns;
+    }
+  }
+  library.entry_sim_ns = now_ns(); // (frozen: no second reading)
+}
+
+void library_leave()
+{
+  // (An unmatched leave: a call that was already running when the process
+  // attached, or one left by a longjmp.)
+  if (library.depth == 0 or --library.depth > 0)
+    return;
+  const int64_t left_at = now_ns(); // before the clock runs again
+  uint64_t cpu_inside = 0;
+  if (cpu_factor.load(std::memory_order_relaxed) > 0) {
+    const uint64_t cpu_now = real::thread_cpu_ns();
+    cpu_inside = consumed_between(library.entry_cpu_ns, cpu_now);
+    if (library.frozen) {
+      // Everything since the entry, the readings included, is the library's:
+      // the clock goes on from where it stood.
+      library.excluded_ns = cpu_now - library.frozen_at_ns;
+      library.frozen = false;
+    }
+  }
+  if (library_totals != nullptr) {
+    library_totals->calls.fetch_add(1, std::memory_order_relaxed);
+    if (left_at > library.entry_sim_ns)
+      library_totals->simulated_ns.fetch_add(static_cast<uint64_t>(left_at - library.entry_sim_ns),
+                                             std::memory_order_relaxed);
+    library_totals->cpu_ns.fetch_add(cpu_inside, std::memory_order_relaxed);
+  }
 }
 
 } // namespace s4bxi::preload::sim_clock

@@ -10,6 +10,10 @@
 #include <atomic>
 #include <cstdint>
 
+namespace s4bxi::ipc {
+struct LibraryTotals;
+}
+
 namespace s4bxi::preload::sim_clock {
 
 // Compute enters simulated time as thread CPU time x factor, when a burst
@@ -24,7 +28,9 @@ void watch_releases(const std::atomic<uint32_t>* generation, const double* now);
 // the compute the server injects before it handles the call being sent.
 uint64_t compute_since_reply(uint64_t thread_cpu_now_ns);
 
-// The calling thread's CPU time (ns), or 0 when compute is not simulated.
+// The calling thread's CPU time (ns) that counts as compute (its time inside
+// the communication library left out, see library_enter), or 0 when compute
+// is not simulated.
 uint64_t thread_cpu_if_measured();
 
 // Records a reply received by the calling thread.
@@ -56,5 +62,20 @@ void take_local_step(const LocalStep& step, int64_t end_ns);
 // The calling thread takes a lane of its own (ipc::Lane): from now on its
 // clock follows its own replies only, starting from `now` (nanoseconds).
 void start_own_timeline(int64_t now);
+
+// Calls into the communication library (preload/mpi_hooks: the MPI functions
+// the program calls). What the library does between two Portals calls (its
+// progress loop, its bookkeeping, and what the emulator adds to it: local
+// answers, caches cold after each switch to the server) is not the program's
+// compute: with `exclude_cpu` (s4bxi/library-compute:modelled), the thread's
+// CPU clock stands still from its outermost library_enter to the matching
+// library_leave, and the library costs what the Portals model charges for
+// its calls. `totals` (in the channel, read by the server for the report)
+// counts the calls, the simulated time spent inside them and the CPU time
+// they took. Calls nest (a library function calling another); only the
+// outermost counts.
+void set_library_accounting(bool exclude_cpu, ipc::LibraryTotals* totals);
+void library_enter();
+void library_leave();
 
 } // namespace s4bxi::preload::sim_clock

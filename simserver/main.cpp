@@ -167,6 +167,7 @@ int main(int argc, char** argv)
   clock.monotonic_origin_ns = static_cast<int64_t>(options::uptime_s() * 1e9);
   clock.poll_cost_ns = std::llround(options::poll_cost_s() * 1e9);
   clock.poll_block_after = options::poll_block_after();
+  clock.library_cpu_is_compute = options::library_cpu_is_compute() ? 1 : 0;
   // Preemption needs measured compute: under compute:none a spinning rank's
   // time does not pass, so interrupting it could not let anything arrive.
   clock.sync_quantum_ns =

@@ -136,6 +136,15 @@ Option<std::string> g_compute{"s4bxi/compute", "S4BXI_COMPUTE",
                               "How compute between calls enters simulated time", "cputime",
                               {{"cputime", "thread CPU time times s4bxi/cpu-factor"},
                                {"none", "zero compute: fully deterministic simulated times"}}};
+Option<std::string> g_library_compute{
+    "s4bxi/library-compute", nullptr,
+    "How the CPU time a rank spends inside the MPI library (between the Portals calls of an MPI call) enters "
+    "simulated time",
+    "modelled",
+    {{"modelled", "not at all: an MPI call costs what the Portals model charges for its calls and waits; only "
+                  "the program's own CPU time between MPI calls is compute"},
+     {"measured", "as compute, like the program's own (OpenMPI's progress loop and the emulator's work in the "
+                  "process included)"}}};
 Option<double> g_poll_cost{"s4bxi/poll-cost", "S4BXI_ACTIVE_POLLING_DELAY",
                            "Simulated seconds charged for an empty PtlEQGet/PtlCTGet/zero-timeout poll", 1e-7,
                            at_least(0)};
@@ -314,6 +323,7 @@ Option<std::string> g_link_down{"s4bxi/link-down", nullptr,
 
 double cpu_factor() { return g_cpu_factor.get(); }
 double cpu_threshold_s() { return g_cpu_threshold.get(); }
+bool library_cpu_is_compute() { return g_library_compute.get() == "measured"; }
 ComputeModel compute_model() { return g_compute.get() == "none" ? ComputeModel::None : ComputeModel::CpuTime; }
 double poll_cost_s() { return g_poll_cost.get(); }
 int poll_block_after() { return g_poll_block.get(); }

@@ -17,6 +17,9 @@ enum class ComputeModel { CpuTime, None };
 double cpu_factor();
 double cpu_threshold_s();
 ComputeModel compute_model();
+// s4bxi/library-compute:measured: the CPU time ranks spend inside the MPI
+// library is compute like the program's own (else it is left out).
+bool library_cpu_is_compute();
 double poll_cost_s();
 int poll_block_after();
 bool early_put_answer();

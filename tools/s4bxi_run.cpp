@@ -201,12 +201,15 @@ std::optional<s4bxi::launcher::MpiLibrary> find_mpi(const s4bxi::LaunchOptions& 
 // (inherited through the server), the legacy Sandia flavour of libportals
 // (the one OpenMPI's Portals components are built against), and the report
 // names the layer.
-void prepare_mpi(s4bxi::LaunchOptions& options, const fs::path& program, const fs::path& bin)
+// An MPI program: OpenMPI's parameters in the environment, and the library
+// to preload after libportals (libs4bxi-mpi-time.so, which tells it when a
+// rank is inside MPI). Not MPI: nothing, and no library.
+std::optional<fs::path> prepare_mpi(s4bxi::LaunchOptions& options, const fs::path& program, const fs::path& bin)
 {
   std::string how;
   auto mpi = find_mpi(options, program, how);
   if (not mpi)
-    return;
+    return std::nullopt;
   s4bxi::launcher::OpenMpiSupport support;
   support.built = S4BXI_OPENMPI_BUILT != 0;
   support.libmpi = S4BXI_OPENMPI_LIBMPI;
@@ -231,6 +234,10 @@ void prepare_mpi(s4bxi::LaunchOptions& options, const fs::path& program, const f
   if (options.verbose)
     std::fprintf(stderr, "s4bxi-run: %s %s %s: %s, ABI sandia-legacy\n", program.c_str(), how.c_str(),
                  mpi->path.c_str(), options.layer.c_str());
+  const fs::path hooks = bin.parent_path() / "lib" / "libs4bxi-mpi-time.so";
+  if (not fs::exists(hooks))
+    fail("the MPI hooks library '" + hooks.string() + "' is missing; reinstall the emulator");
+  return hooks;
 }
 
 // --gdb: which debugger, and whether it can run here.
@@ -281,13 +288,14 @@ int main(int argc, char** argv)
   if (not options->help_cfg) {
     fs::path program = resolve_program(options->program[0]);
     refuse_executable_out_of_reach(program);
-    prepare_mpi(*options, program, bin);
+    const std::optional<fs::path> mpi_hooks = prepare_mpi(*options, program, bin);
     const s4bxi::Abi abi = choose_abi(*options, program);
     const fs::path preload = bin.parent_path() / "lib" / s4bxi::abi_name(abi) / "libportals.so.4";
     if (not fs::exists(preload))
       fail("the preload library '" + preload.string() + "' is missing; reinstall the emulator");
     options->program[0] = program.string();
-    options->preload_library = preload.string();
+    // (A list, as LD_PRELOAD takes it: the hooks call into libportals.)
+    options->preload_library = preload.string() + (mpi_hooks ? ":" + mpi_hooks->string() : "");
     prepare_debugger(*options);
   }
   std::vector<std::string> args = s4bxi::to_arguments(*options);

@@ -234,10 +234,13 @@ std::string describe_frame(const Frame& frame)
 
 namespace {
 
-// Open MPI's own objects: libmpi, its runtime libraries and its components.
+// Open MPI's own objects: libmpi, its runtime libraries and its components;
+// and the emulator's wrappers of its entry points (libs4bxi-mpi-time.so,
+// preload/mpi_hooks), which sit between the program and libmpi.
 bool in_mpi_library(const Frame& frame)
 {
-  for (const char* prefix : {"libmpi.so", "libopen-pal.so", "libopen-rte.so", "mca_", "libmca_common_"})
+  for (const char* prefix :
+       {"libmpi.so", "libopen-pal.so", "libopen-rte.so", "mca_", "libmca_common_", "libs4bxi-mpi-time.so"})
     if (frame.module.rfind(prefix, 0) == 0)
       return true;
   return false;

@@ -42,6 +42,22 @@ struct Totals {
   uint64_t early_answers = 0;
 };
 
+// What the rank process counted of its calls into the MPI library
+// (ipc::LibraryTotals; zeros for a program without MPI).
+std::string mpi_json(const ipc::Channel* channel)
+{
+  uint64_t calls = 0, simulated_ns = 0, cpu_ns = 0;
+  if (channel != nullptr) {
+    calls = channel->library.calls.load(std::memory_order_relaxed);
+    simulated_ns = channel->library.simulated_ns.load(std::memory_order_relaxed);
+    cpu_ns = channel->library.cpu_ns.load(std::memory_order_relaxed);
+  }
+  std::ostringstream out;
+  out << std::setprecision(12) << ", \"mpi_calls\": " << calls << ", \"mpi_time_s\": " << static_cast<double>(simulated_ns) * 1e-9
+      << ", \"mpi_cpu_s\": " << static_cast<double>(cpu_ns) * 1e-9;
+  return out.str();
+}
+
 Totals totals_of(const World& world)
 {
   Totals totals;
@@ -227,6 +243,7 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
     out << ", \"compute_s\": " << rank.stats.compute_s << ", \"wait_s\": " << rank.stats.wait_s
         << ", \"poll_s\": " << rank.stats.poll_s << ", \"portals_calls\": " << rank.stats.portals_calls
         << ", \"answered_in_process\": " << rank.stats.answered_in_process << ", \"bytes_sent\": " << rank.stats.bytes_sent << ", \"events_written\": " << rank.stats.events_written
+        << mpi_json(world_.processes->channel(static_cast<unsigned>(i)))
         << ", \"crash\": " << crash_json(static_cast<unsigned>(i)) << ", \"blocked\": " << blocked_json(rank) << "}"
         << (i + 1 < world_.ranks.size() ? "," : "")
         << "\n";

@@ -177,6 +177,18 @@ void PollSentinel::progress()
   mpi_looks_.clear();
 }
 
+namespace {
+
+bool in_poll(const RankPortals& rank)
+{
+  for (const char* poll : {"PtlEQGet", "PtlEQPoll", "PtlCTGet", "PtlCTPoll"})
+    if (rank.current_call == poll)
+      return true;
+  return false;
+}
+
+} // namespace
+
 bool PollSentinel::every_rank_stuck_in_mpi()
 {
   // Within one stretch of polls in vain nothing changes for any rank (any
@@ -190,7 +202,12 @@ bool PollSentinel::every_rank_stuck_in_mpi()
       continue;
     if (look.verdict == Verdict::MayEnd)
       return false;
-    if (not rank.poll_blocked) { // between two polls of its loop: looked at later
+    // Blocked on its polls, or in the middle of one (a poll that the
+    // sentinel has just released, now charged): either way inside the call,
+    // its stack still. Between two polls of its loop: looked at later. (A
+    // loop that alternates two polls, each blocking until the sentinel
+    // releases it, is always in the middle of one when the sentinel looks.)
+    if (not rank.poll_blocked && not in_poll(rank)) {
       all = false;
       continue;
     }
