@@ -352,12 +352,25 @@ struct EQAllocArgs {
   uint32_t pad;
   uint64_t count;
 };
-struct PollArgs { // PtlEQPoll / PtlCTPoll: arrays read from the rank's memory
+// PtlEQPoll / PtlCTPoll. Programs poll one or a few objects: up to this many
+// handles (and a PtlCTPoll's tests) travel in the request, read by the
+// process, so that the server need not read the rank's memory (a system call
+// on its critical path) at each poll; longer arrays, or arrays the process
+// could not read, stay in the program's memory and the server reads them.
+inline constexpr unsigned kMaxInlinePollHandles = 8;
+struct PollArgs {
   uint64_t handles_address;
   uint64_t tests_address; // PtlCTPoll only: array of ptl_size_t
   uint32_t size;
   uint32_t handle_size; // bytes per handle in the ABI
   int64_t timeout_ms;   // < 0: forever
+  // 1: the arrays are below (`size` <= kMaxInlinePollHandles), not at the
+  // addresses. Each handle is the low 32 bits of the ABI's element, as the
+  // server takes it from an array it reads.
+  uint32_t is_inline;
+  uint32_t pad;
+  uint64_t inline_tests[kMaxInlinePollHandles]; // PtlCTPoll only
+  Handle inline_handles[kMaxInlinePollHandles];
 };
 struct CTWaitArgs {
   Handle ct;
@@ -707,5 +720,7 @@ struct Reply {
 
 static_assert(std::is_trivially_copyable_v<Request> && std::is_trivially_copyable_v<Reply>,
               "messages are copied byte-wise through shared memory");
+// The inline poll arrays fit in the room the largest arguments already take.
+static_assert(sizeof(PollArgs) <= sizeof(TriggeredPutArgs), "kMaxInlinePollHandles would grow ipc::Request");
 
 } // namespace s4bxi::ipc

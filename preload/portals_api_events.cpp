@@ -3,6 +3,7 @@
 // queue poll that the latest reply settles (local_polls.hpp).
 #include "abi_convert_atomics.hpp"
 #include "export.hpp"
+#include "poll_arrays.hpp"
 #include "portals_api_forward.hpp"
 
 using namespace s4bxi;
@@ -46,14 +47,22 @@ int eq_get(Op op, ptl_handle_eq_t eq_handle, ptl_event_t* event)
   return rc;
 }
 
-// A PtlEQPoll of a few queues, answered by the process if it can.
-local_polls::Answer poll_answered_locally(const ptl_handle_eq_t* eq_handles, unsigned int size, bool wait)
+// A PtlEQPoll of a few queues, answered by the process if it can. Otherwise
+// the handles it read for that (`handles_read`, as the server would take
+// them) go in the request (poll_arrays.hpp); `was_read`: it read them.
+local_polls::Answer poll_answered_locally(const ptl_handle_eq_t* eq_handles, unsigned int size, bool wait,
+                                          ipc::Handle (&handles_read)[ipc::kMaxLocalPollQueues], bool& was_read)
 {
+  was_read = false;
   if (eq_handles == nullptr or size == 0 or size > ipc::kMaxLocalPollQueues)
     return {};
   ipc::Handle queues[ipc::kMaxLocalPollQueues];
-  for (unsigned i = 0; i < size; ++i)
-    queues[i] = abi::eq_to_wire(eq_handles[i]);
+  for (unsigned i = 0; i < size; ++i) {
+    const ptl_handle_eq_t handle = eq_handles[i];
+    queues[i] = abi::eq_to_wire(handle);
+    handles_read[i] = poll_arrays::wire_handle(abi::handle_bits(handle));
+  }
+  was_read = true;
   return client::answer_poll_locally(std::span(queues, size), wait);
 }
 
@@ -92,7 +101,8 @@ S4BXI_EXPORT int PtlEQWait(ptl_handle_eq_t eq_handle, ptl_event_t* event)
   return eq_get(Op::EQWait, eq_handle, event);
 }
 
-// The handle array stays in the program's memory; the server reads it.
+// A few handles travel in the request; a longer array stays in the
+// program's memory and the server reads it (poll_arrays.hpp).
 S4BXI_EXPORT int PtlEQPoll(const ptl_handle_eq_t* eq_handles, unsigned int size, ptl_time_t timeout,
                            ptl_event_t* event, unsigned int* which)
 {
@@ -100,16 +110,20 @@ S4BXI_EXPORT int PtlEQPoll(const ptl_handle_eq_t* eq_handles, unsigned int size,
     return api::not_attached();
   if (event == nullptr or which == nullptr)
     return PTL_ARG_INVALID;
-  const auto local = poll_answered_locally(eq_handles, size, timeout != 0);
+  ipc::Handle handles_read[ipc::kMaxLocalPollQueues];
+  bool was_read = false;
+  const auto local = poll_answered_locally(eq_handles, size, timeout != 0, handles_read, was_read);
   if (local.kind != local_polls::Answer::ServerMust)
     return answered_locally(local, event, which);
   ipc::Request request = api::request_for(Op::EQPoll);
   auto& args = request.args.poll;
-  args.handles_address = abi::address_of(eq_handles);
-  args.tests_address = 0;
   args.size = size;
   args.handle_size = sizeof(ptl_handle_eq_t);
   args.timeout_ms = abi::timeout_to_wire(timeout);
+  if (was_read)
+    poll_arrays::set_read(args, handles_read);
+  else
+    poll_arrays::set(args, eq_handles);
   ipc::Reply reply;
   int rc = api::forward(request, reply);
   if (carries_event(rc)) {
@@ -170,7 +184,8 @@ S4BXI_EXPORT int PtlCTWait(ptl_handle_ct_t ct_handle, ptl_size_t test, ptl_ct_ev
   return rc;
 }
 
-// Both arrays stay in the program's memory; the server reads them.
+// A few handles and tests travel in the request; longer arrays stay in the
+// program's memory and the server reads them (poll_arrays.hpp).
 S4BXI_EXPORT int PtlCTPoll(const ptl_handle_ct_t* ct_handles, const ptl_size_t* tests, unsigned int size,
                            ptl_time_t timeout, ptl_ct_event_t* event, unsigned int* which)
 {
@@ -180,11 +195,11 @@ S4BXI_EXPORT int PtlCTPoll(const ptl_handle_ct_t* ct_handles, const ptl_size_t* 
     return PTL_ARG_INVALID;
   ipc::Request request = api::request_for(Op::CTPoll);
   auto& args = request.args.poll;
-  args.handles_address = abi::address_of(ct_handles);
-  args.tests_address = abi::address_of(tests);
   args.size = size;
   args.handle_size = sizeof(ptl_handle_ct_t);
   args.timeout_ms = abi::timeout_to_wire(timeout);
+  static_assert(sizeof(ptl_size_t) == sizeof(uint64_t));
+  poll_arrays::set(args, ct_handles, reinterpret_cast<const uint64_t*>(tests));
   ipc::Reply reply;
   int rc = api::forward(request, reply);
   if (rc == PTL_OK) {

@@ -10,6 +10,8 @@
 #include "api_waits.hpp"
 #include "triggered.hpp"
 
+#include <algorithm>
+
 namespace s4u = simgrid::s4u;
 
 namespace s4bxi::portals {
@@ -91,7 +93,9 @@ Reply Api::ct_poll(RankPortals& rank, const ipc::PollArgs& args)
   if (args.size == 0 || not read_handles(rank, args, handles))
     return status(Status::ArgInvalid);
   std::vector<uint64_t> tests(args.size);
-  if (not job::read_rank_memory(rank.os_pid, args.tests_address, tests.data(), tests.size() * sizeof(uint64_t)))
+  if (args.is_inline != 0) // (read_handles checked the size)
+    std::copy_n(args.inline_tests, args.size, tests.begin());
+  else if (not job::read_rank_memory(rank.os_pid, args.tests_address, tests.data(), tests.size() * sizeof(uint64_t)))
     return status(Status::ArgInvalid);
   for (auto handle : handles)
     if (find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts) == nullptr)

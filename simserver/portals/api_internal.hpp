@@ -84,8 +84,9 @@ ipc::Reply freed(RankPortals& rank, ipc::Handle handle, HandleKind kind, SlotTab
   return status(ipc::Status::Ok);
 }
 
-// Reads an array of handles from the rank (PtlEQPoll/PtlCTPoll): the low 32
-// bits of each element are the handle in every ABI we serve.
+// The handles of a PtlEQPoll/PtlCTPoll: from the request when the process
+// put them there, else read from the rank (the low 32 bits of each element
+// are the handle in every ABI we serve). The same checks either way.
 inline bool read_handles(const RankPortals& rank, const ipc::PollArgs& args, std::vector<ipc::Handle>& out)
 {
   if (args.handle_size != 4 && args.handle_size != 8)
@@ -99,6 +100,12 @@ inline bool read_handles(const RankPortals& rank, const ipc::PollArgs& args, std
                  static_cast<uint64_t>(std::max(ni->limits.max_cts, 0));
   if (args.size > objects)
     return false;
+  if (args.is_inline != 0) {
+    if (args.size > ipc::kMaxInlinePollHandles)
+      return false;
+    out.assign(args.inline_handles, args.inline_handles + args.size);
+    return true;
+  }
   std::vector<unsigned char> raw(static_cast<size_t>(args.size) * args.handle_size);
   if (not job::read_rank_memory(rank.os_pid, args.handles_address, raw.data(), raw.size()))
     return false;

@@ -8,6 +8,8 @@
 #include "e2e_common.h"
 
 #include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define BOGUS1 ((ptl_handle_any_t)PTL_INVALID_HANDLE)
 #define BOGUS2 ((ptl_handle_any_t)0x7ead0001u)
@@ -231,6 +233,53 @@ int main(void)
     E2E_OK(PtlCTFree(ct_tmp));
     E2E_EXPECT_RC(PTL_ARG_INVALID, PtlCTGet(ct_tmp, &cte));
     E2E_EXPECT_RC(PTL_ARG_INVALID, PtlCTFree(ct_tmp));
+
+    /* Poll arrays that cannot be read whole (not mapped, or mapped up to a
+     * page the array runs into): PTL_ARG_INVALID, never a fault, whether they
+     * travel in the request (a few: the process reads them) or the server
+     * reads them (a longer array); the same arrays, readable, are polled.
+     * (An array of one to six event queues the process reads as any Portals
+     * library does, to answer the poll itself: not here.) */
+    {
+        const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        unsigned char *pages = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+                                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        E2E_CHECK(pages != MAP_FAILED && mprotect(pages + page, page, PROT_NONE) == 0,
+                  "cannot map a page followed by an unreadable one");
+        const void *unreadable = pages + page;
+        ptl_handle_eq_t *eqs = (ptl_handle_eq_t *)unreadable - 9;
+        for (int i = 0; i < 9; ++i)
+            eqs[i] = eq;
+        E2E_EXPECT_RC(PTL_EQ_EMPTY, PtlEQPoll(eqs + 1, 8, 0, &ev, &which));
+        E2E_EXPECT_RC(PTL_EQ_EMPTY, PtlEQPoll(eqs, 9, 0, &ev, &which));
+        E2E_EXPECT_RC(PTL_ARG_INVALID, PtlEQPoll(eqs + 2, 8, 0, &ev, &which));
+        E2E_EXPECT_RC(PTL_ARG_INVALID, PtlEQPoll(eqs + 1, 9, 0, &ev, &which));
+        E2E_EXPECT_RC(PTL_ARG_INVALID, PtlEQPoll(unreadable, 7, 0, &ev, &which));
+        E2E_EXPECT_RC(PTL_ARG_INVALID, PtlEQPoll(unreadable, 9, 0, &ev, &which));
+        E2E_EXPECT_RC(PTL_ARG_INVALID, PtlEQPoll(NULL, 1, 0, &ev, &which));
+        E2E_EXPECT_RC(PTL_ARG_INVALID, PtlEQPoll(NULL, 7, 0, &ev, &which));
+        ptl_size_t ct_tests[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+        ptl_handle_ct_t cts_ok[9] = {ct, ct, ct, ct, ct, ct, ct, ct, ct};
+        ptl_handle_ct_t *cts = (ptl_handle_ct_t *)unreadable - 9;
+        for (int i = 0; i < 9; ++i)
+            cts[i] = ct;
+        E2E_EXPECT_RC(PTL_CT_NONE_REACHED, PtlCTPoll(cts + 7, ct_tests, 2, 0, &cte, &which));
+        E2E_EXPECT_RC(PTL_CT_NONE_REACHED, PtlCTPoll(cts, ct_tests, 9, 0, &cte, &which));
+        E2E_EXPECT_RC(PTL_ARG_INVALID, PtlCTPoll(cts + 8, ct_tests, 2, 0, &cte, &which));
+        E2E_EXPECT_RC(PTL_ARG_INVALID, PtlCTPoll(cts + 1, ct_tests, 9, 0, &cte, &which));
+        E2E_EXPECT_RC(PTL_ARG_INVALID, PtlCTPoll(unreadable, ct_tests, 1, 0, &cte, &which));
+        E2E_EXPECT_RC(PTL_ARG_INVALID, PtlCTPoll(NULL, ct_tests, 1, 0, &cte, &which));
+        ptl_size_t *tests_end = (ptl_size_t *)unreadable - 9;
+        for (int i = 0; i < 9; ++i)
+            tests_end[i] = 1;
+        E2E_EXPECT_RC(PTL_CT_NONE_REACHED, PtlCTPoll(cts_ok, tests_end + 7, 2, 0, &cte, &which));
+        E2E_EXPECT_RC(PTL_CT_NONE_REACHED, PtlCTPoll(cts_ok, tests_end, 9, 0, &cte, &which));
+        E2E_EXPECT_RC(PTL_ARG_INVALID, PtlCTPoll(cts_ok, tests_end + 8, 2, 0, &cte, &which));
+        E2E_EXPECT_RC(PTL_ARG_INVALID, PtlCTPoll(cts_ok, tests_end + 1, 9, 0, &cte, &which));
+        E2E_EXPECT_RC(PTL_ARG_INVALID, PtlCTPoll(cts_ok, unreadable, 1, 0, &cte, &which));
+        E2E_EXPECT_RC(PTL_ARG_INVALID, PtlCTPoll(cts_ok, NULL, 1, 0, &cte, &which));
+        munmap(pages, 2 * page);
+    }
 
     /* The library still works: a Put to self. */
     E2E_OK(PtlPTAlloc(ni, 0, eq, 4, &pt));
