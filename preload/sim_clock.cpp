@@ -62,6 +62,14 @@ struct LibraryVisit {
   bool frozen = false;
   uint64_t frozen_at_ns = 0;
   uint64_t excluded_ns = 0; // CPU time spent inside so far: never compute
+  // The real thread CPU clock when the last outermost call returned (0:
+  // none yet): the program's own segment since then ends at the next entry.
+  uint64_t left_at_cpu_ns = 0;
+  uint64_t excluded_at_leave_ns = 0;
+  // Frozen by pause_compute (the clock was running): resume_compute
+  // restarts it, from this reading.
+  bool paused = false;
+  uint64_t paused_at_cpu_ns = 0;
 };
 thread_local LibraryVisit library;
 std::atomic<bool> exclude_library_cpu{false};
@@ -221,13 +229,47 @@ void set_library_accounting(bool exclude_cpu, ipc::LibraryTotals* totals)
   library_totals = totals;
 }
 
+void pause_compute()
+{
+  if (cpu_factor.load(std::memory_order_relaxed) <= 0 or library.frozen)
+    return;
+  library.paused_at_cpu_ns = real::thread_cpu_ns();
+  library.frozen_at_ns = library.paused_at_cpu_ns - library.excluded_ns;
+  library.frozen = true;
+  library.paused = true;
+}
+
+void resume_compute()
+{
+  if (not library.paused)
+    return;
+  library.paused = false;
+  library.excluded_ns += real::thread_cpu_ns() - library.paused_at_cpu_ns;
+  library.frozen = false;
+}
+
 void library_enter()
 {
   if (library.depth++ > 0)
     return;
-  if (cpu_factor.load(std::memory_order_relaxed) > 0) {
+  if (const double factor = cpu_factor.load(std::memory_order_relaxed); factor > 0) {
     library.entry_cpu_ns = real::thread_cpu_ns();
     if (exclude_library_cpu.load(std::memory_order_relaxed)) {
+      // The program's segment since its previous MPI call, when it is
+      // under the threshold, is not compute either (as SMPI's
+      // smpi/cpu-threshold, per segment between two MPI calls): here such
+      // a segment is mostly the emulator's (the end of one wrapper, the
+      // start of the next, their clock readings), run with caches that the
+      // other ranks' processes keep cold, 0.5 to 2 us of CPU where a real
+      // node spends tens of ns; summed over a progress loop of MPI_Test
+      // calls, or a barrier and a collective, they passed for compute.
+      if (library.left_at_cpu_ns != 0) {
+        const uint64_t segment = consumed_between(library.left_at_cpu_ns, library.entry_cpu_ns);
+        // (The clock then stands where the call returned, whatever was
+        // left out meanwhile: a signal handler's time, say.)
+        if (static_cast<double>(segment) * factor < cpu_threshold_ns.load(std::memory_order_relaxed))
+          library.excluded_ns = library.excluded_at_leave_ns + (library.entry_cpu_ns - library.left_at_cpu_ns);
+      }
       library.frozen = true;
       library.frozen_at_ns = library.entry_cpu_ns - library.excluded_ns;
     }
@@ -245,6 +287,7 @@ void library_leave()
   uint64_t cpu_inside = 0;
   if (cpu_factor.load(std::memory_order_relaxed) > 0) {
     const uint64_t cpu_now = real::thread_cpu_ns();
+    library.left_at_cpu_ns = cpu_now;
     cpu_inside = consumed_between(library.entry_cpu_ns, cpu_now);
     if (library.frozen) {
       // Everything since the entry, the readings included, is the library's:
@@ -252,6 +295,7 @@ void library_leave()
       library.excluded_ns = cpu_now - library.frozen_at_ns;
       library.frozen = false;
     }
+    library.excluded_at_leave_ns = library.excluded_ns;
   }
   if (library_totals != nullptr) {
     library_totals->calls.fetch_add(1, std::memory_order_relaxed);

@@ -75,6 +75,13 @@ void start_own_timeline(int64_t now);
 // they took. Calls nest (a library function calling another); only the
 // outermost counts.
 void set_library_accounting(bool exclude_cpu, ipc::LibraryTotals* totals);
+
+// The emulator's own work on a program's thread outside any call (the
+// preemption timer's signal handler): the thread's CPU clock stands still
+// meanwhile, as inside the library, whatever s4bxi/library-compute says.
+// Not nested: one handler at a time on a thread.
+void pause_compute();
+void resume_compute();
 void library_enter();
 void library_leave();
 

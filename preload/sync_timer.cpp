@@ -97,6 +97,12 @@ void arm_wall_timer(int64_t ns, uint64_t cpu_now)
 void on_tick(int, siginfo_t* info, void*)
 {
   const int saved_errno = errno;
+  // The handler's own CPU time is the emulator's, not the program's (a tick
+  // that lands between two MPI calls made that short stretch pass for compute).
+  sim_clock::pause_compute();
+  struct Resume {
+    ~Resume() { sim_clock::resume_compute(); }
+  } resume;
   // The server enables preemption only when compute is measured, so the
   // thread's CPU clock is.
   const uint64_t cpu_now = sim_clock::thread_cpu_if_measured();
