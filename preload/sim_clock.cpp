@@ -229,6 +229,11 @@ void set_library_accounting(bool exclude_cpu, ipc::LibraryTotals* totals)
   library_totals = totals;
 }
 
+bool inside_library()
+{
+  return library.depth > 0;
+}
+
 void pause_compute()
 {
   if (cpu_factor.load(std::memory_order_relaxed) <= 0 or library.frozen)

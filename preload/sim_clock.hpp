@@ -84,5 +84,7 @@ void pause_compute();
 void resume_compute();
 void library_enter();
 void library_leave();
+// Whether the calling thread is inside a call into the library.
+bool inside_library();
 
 } // namespace s4bxi::preload::sim_clock

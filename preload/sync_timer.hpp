@@ -13,7 +13,8 @@
 // armed again, for the first three syncs after a call's answer (a spin on a
 // flag that the call asked for is seen within a quantum; a long compute then
 // pays a sync per tick, not per quantum); if it has been sleeping, the timer
-// stays off until its next answer. Its cost: at most one timer_settime and
+// stays off until its next answer; an answer inside an MPI call arms none
+// (the library calls again before the program runs). Its cost: at most one timer_settime and
 // one signal per quantum of wall-clock time for a thread that makes calls;
 // the signal interrupts a system call the thread may have blocked in within
 // a quantum of its last call (restarted, SA_RESTART, except for those Linux
