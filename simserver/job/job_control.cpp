@@ -1,5 +1,6 @@
 #include "job_control.hpp"
 
+#include "../model_options.hpp"
 #include "../nic/nic.hpp"
 #include "../nic/nic_parameters.hpp"
 #include "../trace/json_text.hpp"
@@ -42,19 +43,29 @@ struct Totals {
   uint64_t early_answers = 0;
 };
 
-// What the rank process counted of its calls into the MPI library
+// What rank processes counted of their calls into the MPI library
 // (ipc::LibraryTotals; zeros for a program without MPI).
+struct MpiTotals {
+  uint64_t calls = 0;
+  double time_s = 0;
+  double cpu_s = 0;
+  void add(const ipc::Channel* channel)
+  {
+    if (channel == nullptr)
+      return;
+    calls += channel->library.calls.load(std::memory_order_relaxed);
+    time_s += static_cast<double>(channel->library.simulated_ns.load(std::memory_order_relaxed)) * 1e-9;
+    cpu_s += static_cast<double>(channel->library.cpu_ns.load(std::memory_order_relaxed)) * 1e-9;
+  }
+};
+
 std::string mpi_json(const ipc::Channel* channel)
 {
-  uint64_t calls = 0, simulated_ns = 0, cpu_ns = 0;
-  if (channel != nullptr) {
-    calls = channel->library.calls.load(std::memory_order_relaxed);
-    simulated_ns = channel->library.simulated_ns.load(std::memory_order_relaxed);
-    cpu_ns = channel->library.cpu_ns.load(std::memory_order_relaxed);
-  }
+  MpiTotals mpi;
+  mpi.add(channel);
   std::ostringstream out;
-  out << std::setprecision(12) << ", \"mpi_calls\": " << calls << ", \"mpi_time_s\": " << static_cast<double>(simulated_ns) * 1e-9
-      << ", \"mpi_cpu_s\": " << static_cast<double>(cpu_ns) * 1e-9;
+  out << std::setprecision(12) << ", \"mpi_calls\": " << mpi.calls << ", \"mpi_time_s\": " << mpi.time_s
+      << ", \"mpi_cpu_s\": " << mpi.cpu_s;
   return out.str();
 }
 
@@ -340,6 +351,20 @@ void JobControl::finish(int status, const std::string& sentence)
   if (const Totals totals = totals_of(world_); totals.portals_calls > 0) {
     std::fprintf(stderr, "s4bxi-run: compute %.9g s, waiting %.9g s, polling %.9g s (all ranks)\n", totals.compute_s,
                  totals.wait_s, totals.poll_s);
+    MpiTotals mpi;
+    for (unsigned rank = 0; rank < world_.ranks.size(); ++rank)
+      mpi.add(world_.processes->channel(rank));
+    // Where an MPI program's time went: inside MPI, simulated; and the CPU
+    // time spent there, which is not the program's compute unless asked.
+    if (mpi.calls > 0) {
+      char cpu[160] = "";
+      if (mpi.cpu_s > 0)
+        std::snprintf(cpu, sizeof cpu, "; their %.9g s of CPU %s", mpi.cpu_s,
+                      options::library_cpu_is_compute() ? "counted as compute (s4bxi/library-compute:measured)"
+                                                        : "not counted as compute (s4bxi/library-compute)");
+      std::fprintf(stderr, "s4bxi-run: %llu MPI calls, %.9g s inside them (all ranks)%s\n",
+                   static_cast<unsigned long long>(mpi.calls), mpi.time_s, cpu);
+    }
     std::string faults;
     if (totals.messages_lost > 0)
       faults += ", " + std::to_string(totals.messages_lost) + " lost";

@@ -420,6 +420,7 @@ TEST_F(Mpi, LibraryCpuIsNotComputeByDefault)
             args.push_back(arg);
         auto r = run(args);
         expect_success(r, 2);
+        EXPECT_TRUE(contains(r.err, " MPI calls, ")) << "no MPI line in the summary\n" << describe(r);
         Run result;
         for (const auto &line : lines(r.out)) {
             long size;
