@@ -33,6 +33,7 @@ packages=(
   tmux               # --gdb with several ranks: a window each
   libopenmpi-dev     # the stock MPI our Portals components plug into (with its devel headers)
   openmpi-bin        # mpicc, mpirun, ompi_info
+  python3            # generates the MPI wrappers of libs4bxi-mpi-time.so from mpi.h (preload/mpi_hooks/)
   dpkg-dev           # dpkg-source, to unpack OpenMPI's source package
   debian-archive-keyring  # verifies the source indices fetched below
   # Real-world test programs: Debian's own prebuilt MPI binaries, run unmodified
