@@ -66,10 +66,22 @@ struct LibraryVisit {
   // none yet): the program's own segment since then ends at the next entry.
   uint64_t left_at_cpu_ns = 0;
   uint64_t excluded_at_leave_ns = 0;
-  // Frozen by pause_compute (the clock was running): resume_compute
-  // restarts it, from this reading.
+  // Frozen by pause_compute (the clock was running): resume_compute restarts it.
   bool paused = false;
-  uint64_t paused_at_cpu_ns = 0;
+
+  // The compute clock stops at the real reading `cpu_ns`...
+  void freeze(uint64_t cpu_ns)
+  {
+    frozen_at_ns = cpu_ns - excluded_ns;
+    frozen = true;
+  }
+  // ... and goes on from where it stood: everything since, up to the
+  // reading `cpu_ns`, is left out.
+  void thaw(uint64_t cpu_ns)
+  {
+    excluded_ns = cpu_ns - frozen_at_ns;
+    frozen = false;
+  }
 };
 thread_local LibraryVisit library;
 std::atomic<bool> exclude_library_cpu{false};
@@ -238,9 +250,7 @@ void pause_compute()
 {
   if (cpu_factor.load(std::memory_order_relaxed) <= 0 or library.frozen)
     return;
-  library.paused_at_cpu_ns = real::thread_cpu_ns();
-  library.frozen_at_ns = library.paused_at_cpu_ns - library.excluded_ns;
-  library.frozen = true;
+  library.freeze(real::thread_cpu_ns());
   library.paused = true;
 }
 
@@ -249,8 +259,7 @@ void resume_compute()
   if (not library.paused)
     return;
   library.paused = false;
-  library.excluded_ns += real::thread_cpu_ns() - library.paused_at_cpu_ns;
-  library.frozen = false;
+  library.thaw(real::thread_cpu_ns());
 }
 
 void library_enter()
@@ -275,8 +284,7 @@ void library_enter()
         if (static_cast<double>(segment) * factor < cpu_threshold_ns.load(std::memory_order_relaxed))
           library.excluded_ns = library.excluded_at_leave_ns + (library.entry_cpu_ns - library.left_at_cpu_ns);
       }
-      library.frozen = true;
-      library.frozen_at_ns = library.entry_cpu_ns - library.excluded_ns;
+      library.freeze(library.entry_cpu_ns);
     }
   }
   library.entry_sim_ns = now_ns(); // (frozen: no second reading)
@@ -294,12 +302,8 @@ void library_leave()
     const uint64_t cpu_now = real::thread_cpu_ns();
     library.left_at_cpu_ns = cpu_now;
     cpu_inside = consumed_between(library.entry_cpu_ns, cpu_now);
-    if (library.frozen) {
-      // Everything since the entry, the readings included, is the library's:
-      // the clock goes on from where it stood.
-      library.excluded_ns = cpu_now - library.frozen_at_ns;
-      library.frozen = false;
-    }
+    if (library.frozen) // everything since the entry, the readings included, is the library's
+      library.thaw(cpu_now);
     library.excluded_at_leave_ns = library.excluded_ns;
   }
   if (library_totals != nullptr) {

@@ -2,6 +2,7 @@
 
 #include "../job/blocked_ranks.hpp"
 #include "../model_options.hpp"
+#include "api.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/kernel/resource/Model.hpp>
@@ -181,8 +182,8 @@ namespace {
 
 bool in_poll(const RankPortals& rank)
 {
-  for (const char* poll : {"PtlEQGet", "PtlEQPoll", "PtlCTGet", "PtlCTPoll"})
-    if (rank.current_call == poll)
+  for (ipc::Op poll : {ipc::Op::EQGet, ipc::Op::EQPoll, ipc::Op::CTGet, ipc::Op::CTPoll})
+    if (rank.current_call == Api::call_name(poll))
       return true;
   return false;
 }
