@@ -29,6 +29,9 @@ cmake --build build -j"$(nproc)" --target mpi_pingpong mpi_bandwidth mpi_alltoal
 run=build/bin/s4bxi-run
 bench=build/bench
 
+# shellcheck source=tools/smpi-platform.sh
+source tools/smpi-platform.sh
+
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # The last section, our wall time against SMPI's (SimGrid's own MPI, libsimgrid-dev),
@@ -71,44 +74,25 @@ smpi_comparison() {
   # bisection), so that every message crosses the network on both sides (on our
   # default platform, 16 ranks share a node and its NIC, and SMPI would take a
   # host's loopback instead). Ours is a generated fattree: platform; SMPI's is
-  # SimGrid's own fat-tree cluster with the same parameters, the same switches
-  # and links (one per hop, split duplex) and the same bandwidth and latency per
-  # hop as our generated ones (read from s4bxi-run --help-cfg), nodes in the
-  # same order (rank r on node r on both sides). What differs: an SMPI host is
-  # a host on the tree, with no PCIe link (ours adds 250 ns and a 12.5 GB/s
-  # transfer cap at each end of a message) and no NIC (TX/RX engines and their
-  # delays, 64 B headers, 64 B of payload per 72 B on the wire, E2E's BXI ACKs).
-  local tree='2;4,8;1,4;1,1' bandwidth latency speed
-  bandwidth=$("$run" --help-cfg | awk '$1 == "s4bxi/bxi-bandwidth" { print $3 }')
-  latency=$("$run" --help-cfg | awk '$1 == "s4bxi/bxi-latency" { print $3 }')
-  speed=$("$run" --help-cfg | awk '$1 == "s4bxi/cpu-speed" { print $3 }')
-  cat > "$work/fattree.xml" << XML
-<?xml version="1.0"?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<!-- s4bxi-run's fattree:$tree for SMPI (tools/bench.sh says what differs) -->
-<platform version="4.1">
-  <cluster id="bxi" prefix="node" suffix="" radical="0-31" speed="${speed}f" bw="${bandwidth}Bps" lat="${latency}s"
-           sharing_policy="SPLITDUPLEX" topology="FAT_TREE" topo_parameters="$tree"/>
-</platform>
-XML
-  seq 0 31 | sed 's/^/node/' > "$work/hosts32"
+  # SimGrid's own fat-tree cluster with the same parameters
+  # (tools/smpi-platform.sh says what differs).
+  local tree='2;4,8;1,4;1,1'
+  smpi_fattree "$run" "$tree" 32 "$work/fattree.xml" "$work/hosts32"
 
   # Network only: s4bxi/compute:none, and smpi/simulate-computation:no (with
   # smpi/host-speed, our CPU speed, only so that SMPI does not warn that it was
-  # not given). The network model of our server (simserver/main.cpp): CM02
-  # max-min sharing without TCP's corrections; smpirun's default, network/model:SMPI,
-  # would multiply latencies and bandwidths by SMPI's calibration factors (an 8 B
-  # message's latency about twice the links'). Collectives: the algorithms that
-  # Open MPI 4.1.4's coll/tuned picks for these sizes (coll_tuned_decision_fixed.c:
-  # an 8 B alltoall on 32 ranks, modified Bruck; an allreduce of one double on 27
-  # ranks, segmented ring, which falls back to ring and then to recursive doubling
-  # below one element per rank), named on both sides so that both simulate the
-  # same messages (SMPI's default allreduce is another one).
+  # not given); the network model of our server (smpi_options). Collectives: the
+  # algorithms that Open MPI 4.1.4's coll/tuned picks for these sizes
+  # (coll_tuned_decision_fixed.c: an 8 B alltoall on 32 ranks, modified Bruck;
+  # an allreduce of one double on 27 ranks, segmented ring, which falls back to
+  # ring and then to recursive doubling below one element per rank), named on
+  # both sides so that both simulate the same messages (SMPI's default
+  # allreduce is another one).
   local ours=(--cfg=s4bxi/compute:none --mca coll_tuned_use_dynamic_rules 1
     --mca coll_tuned_alltoall_algorithm 3 --mca coll_tuned_allreduce_algorithm 3)
-  local smpi=(--cfg=smpi/simulate-computation:no "--cfg=smpi/host-speed:${speed}f" --cfg=network/model:CM02
-    --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:0 --cfg=smpi/alltoall:bruck --cfg=smpi/allreduce:rdb
-    --log=xbt_cfg.thres:warning --log=smpi_coll.thres:warning)
+  local smpi
+  read -r -a smpi < <(smpi_options "$run")
+  smpi+=(--cfg=smpi/simulate-computation:no --cfg=smpi/alltoall:bruck --cfg=smpi/allreduce:rdb)
 
   # One job of one case on one side: the program's lines in $work/CASE.SIDE.ROUND,
   # the job's whole wall time (start-up included) appended to $work/CASE.SIDE.job.

@@ -42,6 +42,8 @@ fi
 run=build/bin/s4bxi-run
 bench=build/bench
 work=$(mktemp -d /tmp/s4bxi-fidelity.XXXXXX)
+# shellcheck source=tools/smpi-platform.sh
+source tools/smpi-platform.sh
 hogs=()
 finish() {
   [ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2> /dev/null || true
@@ -57,25 +59,59 @@ done
 # node of a two-level fat tree); the 2-rank ones on the default platform.
 fattree16="fattree:2;4,4;1,2;1,2"
 
-# One figure, in microseconds (or MB/s), from one run: figure NAME MODE.
+# The stencil under SMPI too (SimGrid's own MPI, libsimgrid-dev), its compute
+# measured as SMPI measures it (smpi/simulate-computation, each rank's time
+# between MPI calls), on the same machine in the same minutes: what another
+# emulator that measures compute makes of the same program and cores.
+smpi=0
+if command -v smpicc > /dev/null && command -v smpirun > /dev/null &&
+   smpicc -O2 -DNDEBUG -o "$work/mpi_stencil.smpi" bench/mpi_stencil.c > "$work/smpicc.log" 2>&1; then
+  smpi=1
+  smpi_fattree "$run" "2;4,4;1,2;1,2" 16 "$work/fattree16.xml" "$work/hosts16"
+  smpi_fattree "$run" "2;4,8;1,4;1,1" 32 "$work/fattree32.xml" "$work/hosts32"
+  read -r -a smpi_cfg < <(smpi_options "$run")
+fi
+
+# One stencil run under SMPI: smpi_stencil RANKS MODE (smpi: compute measured,
+# smpinone: network only) ITERATIONS.
+smpi_stencil() {
+  local ranks=$1 mode=$2 iterations=$3 tree=16 simulate=yes
+  [ "$ranks" -le 16 ] || tree=32
+  [ "$mode" = smpi ] || simulate=no
+  smpirun -np "$ranks" -platform "$work/fattree$tree.xml" -hostfile "$work/hosts$tree" "${smpi_cfg[@]}" \
+    --cfg=smpi/simulate-computation:$simulate "$work/mpi_stencil.smpi" "$iterations" 32 2
+}
+
+# One figure, in microseconds (or MB/s), from one run: figure NAME MODE
+# (default, none: s4bxi/compute:none, and for the stencils smpi and smpinone).
 figure() {
   local name=$1 mode=$2 out="$work/out"
   local cfg=()
   [ "$mode" = default ] || cfg=(--cfg=s4bxi/compute:none)
-  case "$name" in
-    latency0) "$run" -n 2 "${cfg[@]}" "$bench/mpi_pingpong" 2000 0 > "$out" 2>&1 ;;
-    latency1k) "$run" -n 2 "${cfg[@]}" "$bench/mpi_pingpong" 2000 1024 > "$out" 2>&1 ;;
-    allreduce) "$run" -n 16 --platform "$fattree16" "${cfg[@]}" "$bench/mpi_collective_latency" allreduce 4 100 > "$out" 2>&1 ;;
-    alltoall) "$run" -n 16 --platform "$fattree16" "${cfg[@]}" "$bench/mpi_collective_latency" alltoall 1 100 > "$out" 2>&1 ;;
-    bcast) "$run" -n 16 --platform "$fattree16" "${cfg[@]}" "$bench/mpi_collective_latency" bcast 1 100 > "$out" 2>&1 ;;
-    stencil1) "$run" -n 1 "${cfg[@]}" "$bench/mpi_stencil" 30 32 2 > "$out" 2>&1 ;;
-    stencil8) "$run" -n 8 --platform "$fattree16" "${cfg[@]}" "$bench/mpi_stencil" 30 32 2 > "$out" 2>&1 ;;
-    stencil27) "$run" -n 27 --platform "fattree:2;4,8;1,4;1,1" "${cfg[@]}" "$bench/mpi_stencil" 20 32 2 > "$out" 2>&1 ;;
+  case "$mode:$name" in
+    smpi*:stencil1) smpi_stencil 1 "$mode" 30 > "$out" 2>&1 ;;
+    smpi*:stencil8) smpi_stencil 8 "$mode" 30 > "$out" 2>&1 ;;
+    smpi*:stencil27) smpi_stencil 27 "$mode" 20 > "$out" 2>&1 ;;
+    *) figure_ours "$name" > "$out" 2>&1 ;;
   esac || { echo "fidelity-bench.sh: the $name run ($mode) failed:" >&2; tail -5 "$out" >&2; exit 1; }
   case "$name" in
     latency*) sed -n 's/.*half round trip \([0-9.]*\) us.*/\1/p' "$out" ;;
     allreduce | alltoall | bcast) sed -n 's/.*: avg \([0-9.]*\) us.*/\1/p' "$out" ;;
     stencil*) sed -n 's/.*simulated \([0-9.]*\) us per iteration.*/\1/p' "$out" ;;
+  esac
+}
+
+# One of our runs (cfg: figure's options): figure_ours NAME.
+figure_ours() {
+  case "$1" in
+    latency0) "$run" -n 2 "${cfg[@]}" "$bench/mpi_pingpong" 2000 0 ;;
+    latency1k) "$run" -n 2 "${cfg[@]}" "$bench/mpi_pingpong" 2000 1024 ;;
+    allreduce) "$run" -n 16 --platform "$fattree16" "${cfg[@]}" "$bench/mpi_collective_latency" allreduce 4 100 ;;
+    alltoall) "$run" -n 16 --platform "$fattree16" "${cfg[@]}" "$bench/mpi_collective_latency" alltoall 1 100 ;;
+    bcast) "$run" -n 16 --platform "$fattree16" "${cfg[@]}" "$bench/mpi_collective_latency" bcast 1 100 ;;
+    stencil1) "$run" -n 1 "${cfg[@]}" "$bench/mpi_stencil" 30 32 2 ;;
+    stencil8) "$run" -n 8 --platform "$fattree16" "${cfg[@]}" "$bench/mpi_stencil" 30 32 2 ;;
+    stencil27) "$run" -n 27 --platform "fattree:2;4,8;1,4;1,1" "${cfg[@]}" "$bench/mpi_stencil" 20 32 2 ;;
   esac
 }
 
@@ -88,6 +124,11 @@ for name in "${names[@]}"; do
   none[$name]=$(figure "$name" none)
   for ((r = 0; r < runs; ++r)); do figure "$name" default; done > "$work/$name.default"
   read -r low[$name] median[$name] high[$name] < <(stats < "$work/$name.default")
+  if [ "$smpi" = 1 ] && [[ "$name" == stencil* ]]; then
+    none[smpi$name]=$(figure "$name" smpinone)
+    for ((r = 0; r < runs; ++r)); do figure "$name" smpi; done > "$work/$name.smpi"
+    read -r low[smpi$name] median[smpi$name] high[smpi$name] < <(stats < "$work/$name.smpi")
+  fi
 done
 
 echo "== MPI figures in the default mode (measured compute) on a loaded machine ($load busy processes beside, $runs runs each)"
@@ -113,12 +154,26 @@ echo "   a collective's time per call averaged over the ranks)"
 # (its default-mode time less its compute:none time, which is its exchange
 # with itself) plus the network model's time for the same ranks.
 echo "== 3-D stencil (halo exchange + 2 sweeps of a 32^3 block per iteration), simulated us per iteration"
-compute1=$(awk -v d="${median[stencil1]}" -v n="${none[stencil1]}" 'BEGIN { printf "%.3f", d - n }')
-echo "  one rank's compute per iteration: ${compute1} us (median of the default runs ${median[stencil1]} us, less ${none[stencil1]} us of network alone)"
-for ranks in 8 27; do
-  name=stencil$ranks
-  expected=$(awk -v c="$compute1" -v n="${none[$name]}" 'BEGIN { printf "%.3f", c + n }')
-  ratio=$(awk -v m="${median[$name]}" -v e="$expected" 'BEGIN { printf "%+.0f%%", (m / e - 1) * 100 }')
-  echo "  $ranks ranks: default ${low[$name]} / ${median[$name]} / ${high[$name]} (min / median / max), expected $expected" \
-       "(compute $compute1 + network ${none[$name]}): median $ratio"
-done
+# stencil_rows PREFIX LABEL: the expected and measured rows of one emulator
+# (PREFIX: "" for ours, smpi for SMPI's runs of the same program).
+stencil_rows() {
+  local prefix=$1 label=$2 compute1 expected ratio name
+  compute1=$(awk -v d="${median[${prefix}stencil1]}" -v n="${none[${prefix}stencil1]}" 'BEGIN { printf "%.3f", d - n }')
+  echo "  $label: one rank's compute per iteration: ${compute1} us (median of the runs ${median[${prefix}stencil1]} us," \
+       "less ${none[${prefix}stencil1]} us of network alone)"
+  for ranks in 8 27; do
+    name=${prefix}stencil$ranks
+    expected=$(awk -v c="$compute1" -v n="${none[$name]}" 'BEGIN { printf "%.3f", c + n }')
+    ratio=$(awk -v m="${median[$name]}" -v e="$expected" 'BEGIN { printf "%+.0f%%", (m / e - 1) * 100 }')
+    echo "  $label: $ranks ranks: ${low[$name]} / ${median[$name]} / ${high[$name]} (min / median / max), expected $expected" \
+         "(compute $compute1 + network ${none[$name]}): median $ratio"
+  done
+}
+stencil_rows "" "s4bxi-run"
+if [ "$smpi" = 1 ]; then
+  stencil_rows smpi "SMPI     "
+  echo "  (SMPI: the same program built with smpicc, smpi/simulate-computation:yes against :no, on SimGrid's"
+  echo "   fat trees of the same parameters; its ranks are threads of one process that run one at a time)"
+else
+  echo "  (SMPI's side skipped: no smpicc or smpirun, or smpicc failed: $work/smpicc.log)"
+fi
