@@ -4,9 +4,11 @@
 // Waiting spins for a short, adaptive while before sleeping in FUTEX_WAIT:
 // with serialized execution the peer usually answers within a few microseconds,
 // and a futex sleep/wake pair costs more than that. The ringer only pays for
-// FUTEX_WAKE when the waiter has announced that it sleeps.
+// FUTEX_WAKE when the waiter has announced that it sleeps. While other
+// processes want the CPU (ipc::CpuContention), the waiter sleeps at once.
 #pragma once
 
+#include "cpu_contention.hpp"
 #include "futex.hpp"
 
 #include <atomic>
@@ -82,7 +84,10 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
 {
   auto interrupted = [interrupt] { return interrupt != nullptr && interrupt->load(std::memory_order_acquire) != 0; };
   bool warm_taken = false;
-  for (unsigned i = 0; i < budget.iterations(); ++i) {
+  // A yield that gave the CPU away for a slice ends the spinning: the answer
+  // comes sooner to a sleeper, which its ringer wakes at once.
+  bool yielded_away = not CpuContention::spinning_pays();
+  for (unsigned i = 0; i < budget.iterations() && not yielded_away; ++i) {
     if (bell.sequence.load(std::memory_order_acquire) != seen || interrupted()) {
       budget.answered_while_spinning();
       return true;
@@ -98,17 +103,18 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
       }
       if (spin_while->warm->load(std::memory_order_relaxed) != spin_while->value)
         break;
-      sched_yield();
+      yielded_away = not CpuContention::yield();
       continue;
     }
     // On a loaded machine the peer may be waiting for our very CPU: give it
     // now and then, so that spinning never delays the answer it waits for.
     if (i % kYieldPeriod == kYieldPeriod - 1)
-      sched_yield();
+      yielded_away = not CpuContention::yield();
     else
       cpu_relax();
   }
-  if (bell.sleep_hint.load(std::memory_order_relaxed) == 0 && (spin_while == nullptr || spin_while->holds()))
+  if (bell.sleep_hint.load(std::memory_order_relaxed) == 0 && (spin_while == nullptr || spin_while->holds()) &&
+      not yielded_away)
     budget.had_to_sleep();
   while (true) {
     bell.sleeping.store(1, std::memory_order_seq_cst);

@@ -1,12 +1,16 @@
 // The channel's wake-up mechanism between two real processes.
 #include "doorbell.hpp"
 
+#include "cpu_contention.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <functional>
 #include <thread>
 
+#include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -102,6 +106,11 @@ TEST(Doorbell, WakesASleepingWaiter)
 
 namespace {
 
+struct WithoutContentionDetection {
+  WithoutContentionDetection() { s4bxi::ipc::CpuContention::set_detection(false); }
+  ~WithoutContentionDetection() { s4bxi::ipc::CpuContention::set_detection(true); }
+};
+
 // Polls `done` for up to a second.
 template <class Done> bool within_a_second(Done done)
 {
@@ -120,6 +129,8 @@ template <class Done> bool within_a_second(Done done)
 // takes its place; both still see their ring.
 TEST(Doorbell, LatestUnservedWaiterStaysAwakeUntilAnotherTakesItsPlace)
 {
+  // Under load, a waiter sleeps at once instead (tested below): not here.
+  const WithoutContentionDetection steady;
   std::atomic<uint32_t> served{99}; // the server serves someone else
   std::atomic<uint32_t> warm{0};
   Doorbell first_bell, second_bell;
@@ -146,4 +157,75 @@ TEST(Doorbell, LatestUnservedWaiterStaysAwakeUntilAnotherTakesItsPlace)
   second_bell.ring();
   second.join();
   EXPECT_EQ(returned.load(), 2);
+}
+
+// A process that wants the CPU the waiter yields: the yield comes back after
+// the other's slice, and the waiter's process is marked contended (its waiters
+// then sleep at once instead of spinning).
+TEST(CpuContention, AYieldToABusyProcessOnTheSameCpuMarksContention)
+{
+  using s4bxi::ipc::CpuContention;
+  CpuContention::set_detection(true);
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(sched_getcpu(), &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  pid_t hog = fork(); // inherits the affinity: the same CPU
+  ASSERT_GE(hog, 0);
+  if (hog == 0) {
+    std::atomic<unsigned long> spins{0};
+    while (true)
+      spins.fetch_add(1, std::memory_order_relaxed);
+  }
+  EXPECT_TRUE(CpuContention::spinning_pays());
+  bool slow = false;
+  for (int i = 0; i < 2000 && not slow; ++i)
+    slow = not CpuContention::yield();
+  EXPECT_TRUE(slow) << "no yield gave the CPU to the busy process";
+  EXPECT_FALSE(CpuContention::spinning_pays());
+  kill(hog, SIGKILL);
+  waitpid(hog, nullptr, 0);
+  sched_setaffinity(0, sizeof before, &before);
+  CpuContention::set_detection(true); // forgets the contention
+}
+
+// While contended, both sides of a ping-pong sleep at once at every wait (the
+// futex path alone): nothing lost, nothing out of order.
+TEST(Doorbell, PingPongOfSleepingWaitersLosesNothing)
+{
+  using s4bxi::ipc::CpuContention;
+  constexpr uint64_t kRounds = 3000;
+  Pair* pair = shared_pair();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    SpinBudget budget;
+    for (uint64_t i = 0; i < kRounds; ++i) {
+      CpuContention::mark_contended();
+      wait_for_ring(pair->ping, static_cast<uint32_t>(i), budget, nullptr);
+      if (pair->payload != i)
+        _exit(1);
+      pair->payload = i + 1000000;
+      pair->pong.ring();
+    }
+    _exit(0);
+  }
+  SpinBudget budget;
+  bool in_order = true;
+  for (uint64_t i = 0; i < kRounds; ++i) {
+    CpuContention::mark_contended();
+    pair->payload = i;
+    pair->ping.ring();
+    wait_for_ring(pair->pong, static_cast<uint32_t>(i), budget, nullptr);
+    in_order = in_order && pair->payload == i + 1000000;
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(in_order);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(budget.iterations(), SpinBudget().iterations()) << "a sleeping waiter's budget is not the spin's to learn from";
+  munmap(pair, sizeof(Pair));
+  CpuContention::set_detection(true);
 }
