@@ -1,5 +1,5 @@
-// Whether other processes want this process's CPU, learned from its own
-// sched_yield calls.
+// Whether other processes want this process's CPU, learned from how late its
+// spinning waiters notice their rings.
 //
 // A waiter that spins and yields now and then (ipc::wait_for_ring) wins when
 // the machine has a free CPU: its peer's answer comes within microseconds and
@@ -10,10 +10,14 @@
 // Under two busy processes on two cores this made a 16-rank MPI allreduce
 // loop take 31-35 s instead of 1.6-1.8 s with sleeping waiters.
 //
-// So a yield that took long (another process, ours or not, had the CPU for a
-// while) marks the process as contended for a while, during which its waiters
-// sleep at once instead of spinning. Once the while is over, the next wait
-// spins again: that probe costs one slice when the load is still there.
+// So a waiter watches its yields: one that kept it off its CPU for a slice
+// with no ring meanwhile, or a ring it notices long after it was made, tells
+// that other processes want its CPU. The job is then marked contended for a
+// while, during which every waiter of every process of the job sleeps at once
+// instead of spinning. A yield that only let the peer run (a rank on the
+// server's core) is no sign of it: the peer rings, then gives the CPU back at
+// once. Once the while is over, the next wait spins again: that probe costs one
+// slice when the load is still there.
 // Real time decides only how fast an answer comes, never what it is.
 #pragma once
 
@@ -43,36 +47,52 @@ inline uint64_t contention_ticks()
 
 class CpuContention {
 public:
-  // A yield longer than this gave the CPU away for a slice: 40 to 200 us. A
-  // yield with nothing else to run takes about a microsecond.
-  static constexpr uint64_t kSlowYieldTicks = 200'000;
-  // How long the process stays contended after a slow yield: 20 to 100 ms,
-  // so that the probe's slice is a few percent of the time at most.
+  // A waiter off its CPU this long had it taken for a scheduler slice: 0.5
+  // to 2.5 ms. A spinning waiter that has its CPU notices a ring within a
+  // microsecond, and a yield with nothing else to run returns within one;
+  // one that let the job's own processes run (a rank's compute, the server's
+  // simulation between two answers) mostly returns within a few hundred.
+  static constexpr uint64_t kLateTicks = 2'500'000;
+  // How long the job stays contended once it was seen: 20 to 100 ms, so that
+  // the probe's slice is a few percent of the time at most.
   static constexpr uint64_t kContendedTicks = 100'000'000;
 
-  // Whether spinning may pay now: no slow yield seen lately.
+  // Where the job keeps the mark: a word of the shared segment that the
+  // server and every rank map (SharedScheduling), so that one process's
+  // finding spares the others their own probe; nullptr: this process's own.
+  static void share(std::atomic<uint64_t>* word) { word_.store(word != nullptr ? word : &own_); }
+
+  // Whether spinning may pay now: no sign of contention lately.
   static bool spinning_pays()
   {
     return not detecting_.load(std::memory_order_relaxed) ||
-           contention_ticks() >= contended_until_.load(std::memory_order_relaxed);
+           contention_ticks() >= word_.load(std::memory_order_relaxed)->load(std::memory_order_relaxed);
   }
 
-  // sched_yield, timed. Returns false when it took long: another process had
-  // the CPU, and the process is marked contended.
-  static bool yield()
+  // A waiter that began to spin at `spinning_since` noticed a ring made at
+  // `rung_at` (both contention_ticks). A ring made before the wait began (the
+  // waiter was busy elsewhere) is late from the wait's start only.
+  static void noticed_while_spinning(uint64_t spinning_since, uint64_t rung_at)
+  {
+    const uint64_t now = contention_ticks();
+    const uint64_t since = rung_at > spinning_since ? rung_at : spinning_since;
+    if (now > since && now - since >= kLateTicks)
+      mark_contended(now);
+  }
+
+  // sched_yield, timed: returns whether it kept the caller off its CPU for
+  // a slice (what that means is the caller's to tell: was it rung meanwhile?).
+  static bool yield_was_long()
   {
     const uint64_t before = contention_ticks();
     sched_yield();
-    const uint64_t after = contention_ticks();
-    if (after - before < kSlowYieldTicks || not detecting_.load(std::memory_order_relaxed))
-      return true;
-    mark_contended(after);
-    return false;
+    return contention_ticks() - before >= kLateTicks;
   }
 
   static void mark_contended(uint64_t now = contention_ticks())
   {
-    contended_until_.store(now + kContendedTicks, std::memory_order_relaxed);
+    if (detecting_.load(std::memory_order_relaxed))
+      word_.load(std::memory_order_relaxed)->store(now + kContendedTicks, std::memory_order_relaxed);
   }
 
   // Tests of the spinning itself, whose outcome must not depend on the
@@ -80,13 +100,12 @@ public:
   static void set_detection(bool on)
   {
     detecting_.store(on, std::memory_order_relaxed);
-    contended_until_.store(0, std::memory_order_relaxed);
+    word_.load(std::memory_order_relaxed)->store(0, std::memory_order_relaxed);
   }
 
 private:
-  // One per process (per loaded image that includes this header: the server,
-  // libportals), shared by all its waiters.
-  static inline std::atomic<uint64_t> contended_until_{0};
+  static inline std::atomic<uint64_t> own_{0};
+  static inline std::atomic<std::atomic<uint64_t>*> word_{&own_};
   static inline std::atomic<bool> detecting_{true};
 };
 

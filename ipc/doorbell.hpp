@@ -34,10 +34,14 @@ struct alignas(64) Doorbell {
   // processes to run first): the waiter stops spinning and sleeps at once,
   // leaving the CPU to the processes it waits for.
   std::atomic<uint32_t> sleep_hint{0};
+  // When the latest ring was made (contention_ticks): a waiter that notices it
+  // late learns that other processes want its CPU (CpuContention).
+  std::atomic<uint64_t> rung_at{0};
 
   // Publishes everything written before the call and wakes the waiter.
   void ring()
   {
+    rung_at.store(contention_ticks(), std::memory_order_relaxed);
     sequence.fetch_add(1, std::memory_order_seq_cst);
     if (sleeping.load(std::memory_order_seq_cst) != 0)
       futex_wake_all(&sequence);
@@ -79,17 +83,32 @@ struct SpinCondition {
   [[nodiscard]] bool holds() const { return word->load(std::memory_order_relaxed) == value; }
 };
 
+// Yields the CPU while waiting for `bell` to move from `seen`. Returns false
+// when the waiter should stop spinning: the yield kept it off its CPU for a
+// slice and nobody rang meanwhile, so another process had the CPU (it is
+// marked: ipc::CpuContention). A long yield after which the bell has moved
+// only let the peer run and answer; how late the answer is noticed tells the rest.
+inline bool yield_to_the_peer(const Doorbell& bell, uint32_t seen)
+{
+  if (not CpuContention::yield_was_long() || bell.sequence.load(std::memory_order_acquire) != seen)
+    return true;
+  CpuContention::mark_contended();
+  return false;
+}
+
 inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, const timespec* timeout,
                           const std::atomic<uint32_t>* interrupt = nullptr, const SpinCondition* spin_while = nullptr)
 {
   auto interrupted = [interrupt] { return interrupt != nullptr && interrupt->load(std::memory_order_acquire) != 0; };
   bool warm_taken = false;
-  // A yield that gave the CPU away for a slice ends the spinning: the answer
-  // comes sooner to a sleeper, which its ringer wakes at once.
-  bool yielded_away = not CpuContention::spinning_pays();
-  for (unsigned i = 0; i < budget.iterations() && not yielded_away; ++i) {
+  // While other processes want the CPU, an answer comes sooner to a sleeper,
+  // which its ringer wakes at once, than to a spinner off its CPU.
+  const bool spin = CpuContention::spinning_pays();
+  const uint64_t spinning_since = spin ? contention_ticks() : 0;
+  for (unsigned i = 0; spin && i < budget.iterations(); ++i) {
     if (bell.sequence.load(std::memory_order_acquire) != seen || interrupted()) {
       budget.answered_while_spinning();
+      CpuContention::noticed_while_spinning(spinning_since, bell.rung_at.load(std::memory_order_relaxed));
       return true;
     }
     if (bell.sleep_hint.load(std::memory_order_relaxed) != 0)
@@ -103,18 +122,21 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
       }
       if (spin_while->warm->load(std::memory_order_relaxed) != spin_while->value)
         break;
-      yielded_away = not CpuContention::yield();
+      // (Not served, it waits for the other ranks too: a long yield is their
+      // turn, not a sign of contention.)
+      sched_yield();
       continue;
     }
     // On a loaded machine the peer may be waiting for our very CPU: give it
     // now and then, so that spinning never delays the answer it waits for.
-    if (i % kYieldPeriod == kYieldPeriod - 1)
-      yielded_away = not CpuContention::yield();
-    else
+    if (i % kYieldPeriod == kYieldPeriod - 1) {
+      if (not yield_to_the_peer(bell, seen))
+        break;
+    } else {
       cpu_relax();
+    }
   }
-  if (bell.sleep_hint.load(std::memory_order_relaxed) == 0 && (spin_while == nullptr || spin_while->holds()) &&
-      not yielded_away)
+  if (spin && bell.sleep_hint.load(std::memory_order_relaxed) == 0 && (spin_while == nullptr || spin_while->holds()))
     budget.had_to_sleep();
   while (true) {
     bell.sleeping.store(1, std::memory_order_seq_cst);

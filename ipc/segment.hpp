@@ -68,6 +68,9 @@ struct SharedScheduling {
   // waking the next rank there costs a context switch instead of an idle
   // CPU's wake-up (tens of microseconds on a VM).
   alignas(64) std::atomic<uint32_t> warm_rank;
+  // Until when (ipc::contention_ticks) the job's waiters sleep at once:
+  // other processes want the machine's CPUs (ipc::CpuContention).
+  alignas(64) std::atomic<uint64_t> contended_until;
 };
 
 inline constexpr uint32_t kAttentionPmi = 1;

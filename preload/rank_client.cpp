@@ -391,6 +391,7 @@ ipc::Channel* find_channel(const char* fd_text, const char* rank_text, const cha
   segment_fd = static_cast<int>(fd);
   header = head;
   scheduling = reinterpret_cast<ipc::SharedScheduling*>(bytes + layout.scheduling_offset());
+  ipc::CpuContention::share(&scheduling->contended_until);
   channel_rank = static_cast<uint32_t>(rank);
   protect_segment(base, length, layout, channel_rank);
   return mine;

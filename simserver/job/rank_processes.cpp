@@ -1,5 +1,7 @@
 #include "rank_processes.hpp"
 
+#include "cpu_contention.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <sched.h>
@@ -69,6 +71,7 @@ RankProcesses::RankProcesses(unsigned count, const ipc::ClockConfig& clock)
   ipc::format_segment(segment_, layout, clock);
   auto* base = static_cast<char*>(segment_);
   scheduling_ = reinterpret_cast<ipc::SharedScheduling*>(base + layout.scheduling_offset());
+  ipc::CpuContention::share(&scheduling_->contended_until);
   for (unsigned rank = 0; rank < count; ++rank)
     channels_.push_back(reinterpret_cast<ipc::Channel*>(base + layout.channel_offset(rank)));
   if (pipe2(crash_pipe_, O_CLOEXEC) != 0)
@@ -83,6 +86,7 @@ void RankProcesses::set_only_served_rank_spins(bool on)
 RankProcesses::~RankProcesses()
 {
   kill_all();
+  ipc::CpuContention::share(nullptr); // the segment's word goes with it
   if (segment_ != nullptr)
     munmap(segment_, segment_bytes_);
   if (memfd_ >= 0)

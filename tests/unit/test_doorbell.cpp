@@ -9,8 +9,6 @@
 #include <functional>
 #include <thread>
 
-#include <sched.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -159,36 +157,38 @@ TEST(Doorbell, LatestUnservedWaiterStaysAwakeUntilAnotherTakesItsPlace)
   EXPECT_EQ(returned.load(), 2);
 }
 
-// A process that wants the CPU the waiter yields: the yield comes back after
-// the other's slice, and the waiter's process is marked contended (its waiters
-// then sleep at once instead of spinning).
-TEST(CpuContention, AYieldToABusyProcessOnTheSameCpuMarksContention)
+// A spinning waiter that notices a ring long after it was made had its CPU
+// taken meanwhile: its process is marked contended (its waiters then sleep at
+// once). One that notices a ring at once marks nothing.
+TEST(CpuContention, ARingNoticedLateMarksContention)
+{
+  using s4bxi::ipc::contention_ticks;
+  using s4bxi::ipc::CpuContention;
+  constexpr uint64_t late = CpuContention::kLateTicks;
+  CpuContention::set_detection(true);
+  const uint64_t now = contention_ticks();
+  CpuContention::noticed_while_spinning(now - 10 * late, now); // rung just now
+  EXPECT_TRUE(CpuContention::spinning_pays());
+  CpuContention::noticed_while_spinning(now - 10 * late, now - 5 * late); // rung long ago, during the spin
+  EXPECT_FALSE(CpuContention::spinning_pays());
+  CpuContention::set_detection(true); // forgets the contention
+}
+
+// A ring made before the wait began (the waiter was busy elsewhere, as the
+// server is while a rank already makes its next call) is no sign of
+// contention, however old: the waiter notices it as soon as it looks.
+TEST(CpuContention, ARingMadeBeforeTheWaitIsNotLate)
 {
   using s4bxi::ipc::CpuContention;
   CpuContention::set_detection(true);
-  cpu_set_t before;
-  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(sched_getcpu(), &one);
-  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
-  pid_t hog = fork(); // inherits the affinity: the same CPU
-  ASSERT_GE(hog, 0);
-  if (hog == 0) {
-    std::atomic<unsigned long> spins{0};
-    while (true)
-      spins.fetch_add(1, std::memory_order_relaxed);
-  }
+  Doorbell bell;
+  SpinBudget budget;
+  const uint32_t seen = bell.current();
+  bell.ring();
+  usleep(20000); // far beyond kLateTicks at any TSC rate
+  EXPECT_TRUE(wait_for_ring(bell, seen, budget, nullptr));
   EXPECT_TRUE(CpuContention::spinning_pays());
-  bool slow = false;
-  for (int i = 0; i < 2000 && not slow; ++i)
-    slow = not CpuContention::yield();
-  EXPECT_TRUE(slow) << "no yield gave the CPU to the busy process";
-  EXPECT_FALSE(CpuContention::spinning_pays());
-  kill(hog, SIGKILL);
-  waitpid(hog, nullptr, 0);
-  sched_setaffinity(0, sizeof before, &before);
-  CpuContention::set_detection(true); // forgets the contention
+  CpuContention::set_detection(true);
 }
 
 // While contended, both sides of a ping-pong sleep at once at every wait (the
