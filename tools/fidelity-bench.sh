@@ -8,14 +8,13 @@
 # Usage: tools/fidelity-bench.sh [--load N (default 1)] [--runs R (default 3)]
 #   --load N: N busy processes beside the runs, started and stopped here, so
 #             that "other load" is the same from one use to the next (0: none).
-#             One takes half of a 2-core machine. With as many as cores, the
-#             figures hold, but a 16-rank job takes minutes instead of seconds
-#             (its spinning ranks give their CPU away: the speed issue).
+#             One takes half of a 2-core machine; as many as cores leave the
+#             job a third of the machine.
 #   --runs R: default-mode runs of each figure (their min, median and max,
 #             and the spread (max - min) / median: run-to-run stability).
 # Each figure under compute:none is run once: it is the same every run.
-# It takes about 5 minutes here with the default load (2 cores), most of it in
-# the 16- and 27-rank runs, which the busy process slows down most.
+# It takes about 35 s here with the default load (2 cores), 1.5 min with two
+# busy processes, most of it in the 16- and 27-rank runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 load=1
