@@ -565,10 +565,16 @@ struct QueueMirror {
   MirroredEvent events[kMaxMirroredEvents]{};
 };
 
+// Request::flags.
+// The calling thread is inside a call into the MPI library
+// (libs4bxi-mpi-time.so): what the call waits for is the MPI call's.
+inline constexpr uint32_t kRequestInsideLibrary = 1;
+
 struct Request {
   Op op = Op::Noop;
   // For waits and polls: Channel::abort_generation when the call began.
   uint32_t abort_epoch = 0;
+  uint32_t flags = 0; // kRequest*
   // Thread CPU time the process consumed since the previous reply (or since
   // its last local poll): the compute that the server injects before it
   // handles the call.

@@ -145,6 +145,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   thread_local const int32_t tid = static_cast<int32_t>(syscall(SYS_gettid));
   channel->exchange_tid.store(tid, std::memory_order_relaxed);
   request.compute_ns = sim_clock::compute_since_reply(sim_clock::thread_cpu_if_measured());
+  request.flags = sim_clock::inside_library() ? ipc::kRequestInsideLibrary : 0;
   request.local_polls = local_polls::take_report();
   uint32_t seen = channel->reply_bell.current();
   channel->request = request;
@@ -182,6 +183,7 @@ void lane_exchange(ipc::Lane& lane, ipc::Request& request, ipc::Reply& reply)
   if (ipc::is_portals_call(request.op) and not lanes_taken.load(std::memory_order_relaxed))
     lanes_taken.store(true, std::memory_order_seq_cst);
   request.compute_ns = sim_clock::compute_since_reply(sim_clock::thread_cpu_if_measured());
+  request.flags = sim_clock::inside_library() ? ipc::kRequestInsideLibrary : 0;
   request.local_polls = {};
   lane_calls++;
   uint32_t seen = lane.reply_bell.current();

@@ -701,6 +701,7 @@ void RankProxy::serve_lane()
                   (request.local_polls.count != 0 ? " with polls answered in the process" : "") +
                   ", which libportals never sends there");
     }
+    caller_.call_inside_library = (request.flags & ipc::kRequestInsideLibrary) != 0;
     if (not caller_.lane_called && ipc::is_portals_call(request.op)) {
       caller_.lane_called = true;
       caller_.process().calling_lanes++;
@@ -790,7 +791,9 @@ void RankProxy::operator()()
       continue;
     }
     // What the process answered itself came before this call: the polls
-    // before a queued call, the queued call, the polls since.
+    // before a queued call, the queued call, the polls since (inside the
+    // same MPI call, or not, as the call itself, for want of finer word).
+    rank.call_inside_library = (request.flags & ipc::kRequestInsideLibrary) != 0;
     run_queued_call();
     replay_local_polls(request.local_polls, request.local_polls.count);
     steps_replayed_ = 0; // the process starts its steps again after this request

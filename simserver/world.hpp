@@ -36,6 +36,9 @@ struct RankStatistics {
   double compute_s = 0;
   double wait_s = 0; // blocked in PtlEQWait, PtlCTWait, a poll with a timeout, a PMI barrier or a sleep
   double poll_s = 0; // charged to empty polls, and polling blocked until the polled object changed
+  // The part of wait_s and poll_s charged to calls made inside an MPI call
+  // (ipc::kRequestInsideLibrary): the MPI library waiting for the network.
+  double library_waits_s = 0;
   uint64_t portals_calls = 0; // the program's, those answered by the process included
   uint64_t answered_in_process = 0; // calls the process answered itself: polls (preload/local_polls.hpp) and queued Puts (preload/queued_puts.hpp)
   uint64_t bytes_sent = 0;
@@ -56,6 +59,7 @@ struct RankStatistics {
     compute_s += lane.compute_s;
     wait_s += lane.wait_s;
     poll_s += lane.poll_s;
+    library_waits_s += lane.library_waits_s;
     portals_calls += lane.portals_calls;
     answered_in_process += lane.answered_in_process;
     bytes_sent += lane.bytes_sent;
@@ -108,6 +112,7 @@ struct RankPortals {
   simgrid::s4u::ConditionVariablePtr changed;
   bool alive = true;
   std::string current_call; // what the rank is blocked in, for deadlock reports
+  bool call_inside_library = false; // the call being served was made inside an MPI call
   std::string last_call;    // its last Portals call, for crash reports
   std::string call_site;    // where the program made the call it is blocked in (deadlock reports)
   // Blocked in a streak of empty polls until a polled object changes, and

@@ -45,26 +45,36 @@ struct Totals {
 
 // What rank processes counted of their calls into the MPI library
 // (ipc::LibraryTotals; zeros for a program without MPI).
+// The simulated time inside MPI calls splits into the network's (blocked in
+// or polling on Portals events: RankStatistics::library_waits_s) and the
+// library's own (the rest: what the model charges for the Portals calls it
+// makes, and its PMI exchanges in MPI_Init and MPI_Finalize).
 struct MpiTotals {
   uint64_t calls = 0;
   double time_s = 0;
   double cpu_s = 0;
-  void add(const ipc::Channel* channel)
+  double network_s = 0;
+  void add(const ipc::Channel* channel, const RankStatistics& stats)
   {
     if (channel == nullptr)
       return;
     calls += channel->library.calls.load(std::memory_order_relaxed);
     time_s += static_cast<double>(channel->library.simulated_ns.load(std::memory_order_relaxed)) * 1e-9;
     cpu_s += static_cast<double>(channel->library.cpu_ns.load(std::memory_order_relaxed)) * 1e-9;
+    network_s += stats.library_waits_s;
   }
+  // (The rank's clock counts the time inside; the server charges the waits:
+  // the two may differ by a rounding.)
+  [[nodiscard]] double library_s() const { return std::max(0.0, time_s - network_s); }
 };
 
-std::string mpi_json(const ipc::Channel* channel)
+std::string mpi_json(const ipc::Channel* channel, const RankStatistics& stats)
 {
   MpiTotals mpi;
-  mpi.add(channel);
+  mpi.add(channel, stats);
   std::ostringstream out;
   out << std::setprecision(12) << ", \"mpi_calls\": " << mpi.calls << ", \"mpi_time_s\": " << mpi.time_s
+      << ", \"mpi_network_s\": " << mpi.network_s << ", \"mpi_library_s\": " << mpi.library_s()
       << ", \"mpi_cpu_s\": " << mpi.cpu_s;
   return out.str();
 }
@@ -254,7 +264,7 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
     out << ", \"compute_s\": " << rank.stats.compute_s << ", \"wait_s\": " << rank.stats.wait_s
         << ", \"poll_s\": " << rank.stats.poll_s << ", \"portals_calls\": " << rank.stats.portals_calls
         << ", \"answered_in_process\": " << rank.stats.answered_in_process << ", \"bytes_sent\": " << rank.stats.bytes_sent << ", \"events_written\": " << rank.stats.events_written
-        << mpi_json(world_.processes->channel(static_cast<unsigned>(i)))
+        << mpi_json(world_.processes->channel(static_cast<unsigned>(i)), rank.stats)
         << ", \"crash\": " << crash_json(static_cast<unsigned>(i)) << ", \"blocked\": " << blocked_json(rank) << "}"
         << (i + 1 < world_.ranks.size() ? "," : "")
         << "\n";
@@ -353,7 +363,7 @@ void JobControl::finish(int status, const std::string& sentence)
                  totals.wait_s, totals.poll_s);
     MpiTotals mpi;
     for (unsigned rank = 0; rank < world_.ranks.size(); ++rank)
-      mpi.add(world_.processes->channel(rank));
+      mpi.add(world_.processes->channel(rank), world_.ranks[rank].stats);
     // Where an MPI program's time went: inside MPI, simulated; and the CPU
     // time spent there, which is not the program's compute unless asked.
     if (mpi.calls > 0) {
@@ -362,8 +372,10 @@ void JobControl::finish(int status, const std::string& sentence)
         std::snprintf(cpu, sizeof cpu, "; their %.9g s of CPU %s", mpi.cpu_s,
                       options::library_cpu_is_compute() ? "counted as compute (s4bxi/library-compute:measured)"
                                                         : "not counted as compute (s4bxi/library-compute)");
-      std::fprintf(stderr, "s4bxi-run: %llu MPI calls, %.9g s inside them (all ranks)%s\n",
-                   static_cast<unsigned long long>(mpi.calls), mpi.time_s, cpu);
+      std::fprintf(stderr,
+                   "s4bxi-run: %llu MPI calls, %.9g s inside them (all ranks): %.9g s waiting for the network, "
+                   "%.9g s in the library's own calls%s\n",
+                   static_cast<unsigned long long>(mpi.calls), mpi.time_s, mpi.network_s, mpi.library_s(), cpu);
     }
     std::string faults;
     if (totals.messages_lost > 0)

@@ -37,6 +37,8 @@ void Api::charge_blocked(RankPortals& rank, trace::Kind kind, double start, doub
   if (end <= start)
     return;
   (kind == trace::Kind::Poll ? rank.stats.poll_s : rank.stats.wait_s) += end - start;
+  if (rank.call_inside_library)
+    rank.stats.library_waits_s += end - start;
   if (trace::active != nullptr)
     trace::active->record({.kind = kind,
                            .node = rank.node,

@@ -468,6 +468,41 @@ TEST_F(Mpi, LibraryCpuIsNotComputeByDefault)
     }
 }
 
+// The report splits an MPI call's simulated time into the network's (blocked
+// in or polling on Portals events, inside MPI) and the library's own (the
+// Portals calls' costs). mpi_collectives' rank 0 sleeps 3 x 20 ms outside MPI
+// while the others wait for it in MPI_Barrier: its sleep is its own wait, not
+// MPI's; theirs is the network's.
+TEST_F(Mpi, MpiTimeSplitsIntoNetworkAndLibrary)
+{
+    TempDir dir;
+    const std::string report = dir.file("report.json");
+    auto r = run({"-n", "4", "--cfg=s4bxi/compute:none", "--report", report, mpi_program("mpi_collectives")});
+    expect_ok(r, 4, kCollectiveOks);
+    EXPECT_TRUE(contains(r.err, " s waiting for the network, ")) << "no split in the summary\n" << describe(r);
+    auto doc = read_report(report);
+    ASSERT_TRUE(doc && doc->is_object()) << describe(r);
+    const auto &ranks = doc->get("per_rank")->array;
+    ASSERT_EQ(ranks.size(), 4u);
+    constexpr double kSlept = 3 * 0.02;
+    for (size_t i = 0; i < ranks.size(); ++i) {
+        const json::Value &rank = ranks[i];
+        const double inside = rank.get("mpi_time_s")->number, network = rank.get("mpi_network_s")->number,
+                     library = rank.get("mpi_library_s")->number;
+        const double waited = rank.get("wait_s")->number + rank.get("poll_s")->number;
+        EXPECT_NEAR(network + library, inside, 1e-9 + 1e-9 * inside) << i;
+        EXPECT_GT(library, 0.0) << i;
+        EXPECT_GT(network, 0.0) << i;
+        EXPECT_LE(network, waited + 1e-12) << i;
+        if (i == 0) {
+            EXPECT_GE(rank.get("wait_s")->number, kSlept) << "its sleeps";
+            EXPECT_LE(network, waited - kSlept + 1e-9) << "its sleeps are not MPI's waits";
+        } else {
+            EXPECT_GE(network, kSlept) << i << ": waited in the barrier for rank 0's sleeps";
+        }
+    }
+}
+
 // The 8 B Portals-level latency: the 8 B row of examples/pingpong (half the
 // round trip of PtlPut without ACK, completion by PtlEQWait, in us), the
 // Portals counterpart of an MPI eager message.
