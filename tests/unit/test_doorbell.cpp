@@ -52,15 +52,18 @@ TEST(Doorbell, SeesARingThatHappenedBeforeTheWait)
 
 // Many round trips between two processes, each carrying a value that the other
 // side must see exactly once and in order: a lost or spurious wake-up fails it.
-TEST(Doorbell, PingPongBetweenProcessesLosesNothing)
+// `before_each_wait` runs on both sides before every wait. Returns the parent's
+// spin budget as the round trips left it.
+namespace {
+SpinBudget ping_pong_loses_nothing(uint64_t rounds, void (*before_each_wait)())
 {
-  constexpr uint64_t kRounds = 20000;
   Pair* pair = shared_pair();
   pid_t child = fork();
-  ASSERT_GE(child, 0);
+  EXPECT_GE(child, 0);
   if (child == 0) {
     SpinBudget budget;
-    for (uint64_t i = 0; i < kRounds; ++i) {
+    for (uint64_t i = 0; i < rounds; ++i) {
+      before_each_wait();
       wait_for_ring(pair->ping, static_cast<uint32_t>(i), budget, nullptr);
       if (pair->payload != i)
         _exit(1);
@@ -71,7 +74,8 @@ TEST(Doorbell, PingPongBetweenProcessesLosesNothing)
   }
   SpinBudget budget;
   bool in_order = true;
-  for (uint64_t i = 0; i < kRounds; ++i) {
+  for (uint64_t i = 0; i < rounds; ++i) {
+    before_each_wait();
     pair->payload = i;
     pair->ping.ring();
     wait_for_ring(pair->pong, static_cast<uint32_t>(i), budget, nullptr);
@@ -82,6 +86,13 @@ TEST(Doorbell, PingPongBetweenProcessesLosesNothing)
   EXPECT_TRUE(in_order);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   munmap(pair, sizeof(Pair));
+  return budget;
+}
+} // namespace
+
+TEST(Doorbell, PingPongBetweenProcessesLosesNothing)
+{
+  ping_pong_loses_nothing(20000, [] {});
 }
 
 // A peer that only rings after a long pause finds the waiter asleep in the
@@ -196,36 +207,7 @@ TEST(CpuContention, ARingMadeBeforeTheWaitIsNotLate)
 TEST(Doorbell, PingPongOfSleepingWaitersLosesNothing)
 {
   using s4bxi::ipc::CpuContention;
-  constexpr uint64_t kRounds = 3000;
-  Pair* pair = shared_pair();
-  pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    SpinBudget budget;
-    for (uint64_t i = 0; i < kRounds; ++i) {
-      CpuContention::mark_contended();
-      wait_for_ring(pair->ping, static_cast<uint32_t>(i), budget, nullptr);
-      if (pair->payload != i)
-        _exit(1);
-      pair->payload = i + 1000000;
-      pair->pong.ring();
-    }
-    _exit(0);
-  }
-  SpinBudget budget;
-  bool in_order = true;
-  for (uint64_t i = 0; i < kRounds; ++i) {
-    CpuContention::mark_contended();
-    pair->payload = i;
-    pair->ping.ring();
-    wait_for_ring(pair->pong, static_cast<uint32_t>(i), budget, nullptr);
-    in_order = in_order && pair->payload == i + 1000000;
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  EXPECT_TRUE(in_order);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const SpinBudget budget = ping_pong_loses_nothing(3000, [] { CpuContention::mark_contended(); });
   EXPECT_EQ(budget.iterations(), SpinBudget().iterations()) << "a sleeping waiter's budget is not the spin's to learn from";
-  munmap(pair, sizeof(Pair));
   CpuContention::set_detection(true);
 }
