@@ -2,17 +2,23 @@
 # Builds and runs the benchmarks, and prints their figures. Not a test: the
 # machine is shared and noisy, so IPC figures are ratios against a raw futex
 # ping-pong measured in the same run, and every figure is the median of runs.
-# Usage: tools/bench.sh [--smpi-only] [put-iterations (default 100000)]
+# Usage: tools/bench.sh [--smpi-only] [--load N] [put-iterations (default 100000)]
 # (--smpi-only: only the last section, our wall time against SMPI's on the same
-# MPI programs; it takes 1.5-3 minutes here)
+# MPI programs; it takes 1.5-3 minutes here. --load N: N busy processes beside
+# every run, tools/busy-load.sh; none by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 smpi_only=0
+load=0
 arguments=()
-for arg in "$@"; do
-  case "$arg" in
-    --smpi-only) smpi_only=1 ;;
-    *) arguments+=("$arg") ;;
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --smpi-only) smpi_only=1; shift ;;
+    --load)
+      load=${2:-}
+      [[ "$load" =~ ^[0-9]+$ ]] || { echo "bench.sh: --load takes a count (0 or more)" >&2; exit 2; }
+      shift 2 ;;
+    *) arguments+=("$1"); shift ;;
   esac
 done
 iterations=${arguments[0]:-100000}
@@ -31,6 +37,11 @@ bench=build/bench
 
 # shellcheck source=tools/smpi-platform.sh
 source tools/smpi-platform.sh
+# shellcheck source=tools/busy-load.sh
+source tools/busy-load.sh
+trap stop_busy_processes EXIT
+start_busy_processes "$load"
+[ "$load" = 0 ] || echo "== With $load busy processes beside every run"
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 

@@ -6,10 +6,7 @@
 # other load. Not a test: it prints figures (docs/model.md, "What is measured").
 #
 # Usage: tools/fidelity-bench.sh [--load N (default 1)] [--runs R (default 3)]
-#   --load N: N busy processes beside the runs, started and stopped here, so
-#             that "other load" is the same from one use to the next (0: none).
-#             One takes half of a 2-core machine; as many as cores leave the
-#             job a third of the machine.
+#   --load N: N busy processes beside the runs (tools/busy-load.sh; 0: none).
 #   --runs R: default-mode runs of each figure (their min, median and max,
 #             and the spread (max - min) / median: run-to-run stability).
 # Each figure under compute:none is run once: it is the same every run.
@@ -43,16 +40,14 @@ bench=build/bench
 work=$(mktemp -d /tmp/s4bxi-fidelity.XXXXXX)
 # shellcheck source=tools/smpi-platform.sh
 source tools/smpi-platform.sh
-hogs=()
+# shellcheck source=tools/busy-load.sh
+source tools/busy-load.sh
 finish() {
-  [ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2> /dev/null || true
+  stop_busy_processes
   rm -rf "$work"
 }
 trap finish EXIT
-for ((i = 0; i < load; ++i)); do
-  sh -c 'while :; do :; done' &
-  hogs+=($!)
-done
+start_busy_processes "$load"
 
 # The 16-rank figures on 16 nodes, as the thesis measured them (one rank per
 # node of a two-level fat tree); the 2-rank ones on the default platform.
