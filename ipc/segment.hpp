@@ -137,6 +137,9 @@ struct LibraryTotals {
   std::atomic<uint64_t> calls;        // outermost calls into the library
   std::atomic<uint64_t> simulated_ns; // simulated time spent inside them
   std::atomic<uint64_t> cpu_ns;       // real CPU time they took (not simulated time)
+  // The main thread's raw CPU clock from which its compute surely counts
+  // (its last answer, or its last return from MPI); 0: it does not count now.
+  std::atomic<uint64_t> counting_since_cpu_ns;
 };
 
 struct alignas(64) Channel {

@@ -13,6 +13,8 @@
 
 #include <atomic>
 #include <cmath>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace s4bxi::preload::sim_clock {
 namespace {
@@ -87,6 +89,16 @@ thread_local LibraryVisit library;
 std::atomic<bool> exclude_library_cpu{false};
 ipc::LibraryTotals* library_totals = nullptr;
 
+// Tells the server from when the main thread's compute surely counts
+// (LibraryTotals::counting_since_cpu_ns).
+void publish_counting(uint64_t raw_cpu_ns)
+{
+  static const pid_t main_tid = getpid();
+  thread_local const bool is_main = static_cast<pid_t>(syscall(SYS_gettid)) == main_tid;
+  if (library_totals != nullptr && is_main)
+    library_totals->counting_since_cpu_ns.store(raw_cpu_ns, std::memory_order_relaxed);
+}
+
 int64_t to_ns(double seconds)
 {
   return static_cast<int64_t>(std::llround(seconds * 1e9));
@@ -142,6 +154,8 @@ void on_reply(double now_seconds, uint64_t thread_cpu_now_ns)
   self.base_ns = ns;
   self.base_cpu_ns = thread_cpu_now_ns;
   self.compute_mark_ns = thread_cpu_now_ns;
+  if (cpu_factor.load(std::memory_order_relaxed) > 0)
+    publish_counting(library.frozen ? 0 : thread_cpu_now_ns + library.excluded_ns);
 }
 
 uint64_t thread_cpu_if_measured()
@@ -252,6 +266,7 @@ void pause_compute()
     return;
   library.freeze(real::thread_cpu_ns());
   library.paused = true;
+  publish_counting(0);
 }
 
 void resume_compute()
@@ -259,13 +274,16 @@ void resume_compute()
   if (not library.paused)
     return;
   library.paused = false;
-  library.thaw(real::thread_cpu_ns());
+  const uint64_t now = real::thread_cpu_ns();
+  library.thaw(now);
+  publish_counting(now);
 }
 
 void library_enter()
 {
   if (library.depth++ > 0)
     return;
+  publish_counting(0);
   if (const double factor = cpu_factor.load(std::memory_order_relaxed); factor > 0) {
     library.entry_cpu_ns = real::thread_cpu_ns();
     if (exclude_library_cpu.load(std::memory_order_relaxed)) {
@@ -305,6 +323,7 @@ void library_leave()
     if (library.frozen) // everything since the entry, the readings included, is the library's
       library.thaw(cpu_now);
     library.excluded_at_leave_ns = library.excluded_ns;
+    publish_counting(cpu_now);
   }
   if (library_totals != nullptr) {
     library_totals->calls.fetch_add(1, std::memory_order_relaxed);

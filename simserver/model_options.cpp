@@ -192,6 +192,13 @@ Option<bool> g_early_put_answer{"s4bxi/early-put-answer", nullptr,
                                 "meanwhile: the rank goes on during the write, its clock synced at its next call "
                                 "or clock read (same simulated results, one process wake-up less per operation)",
                                 true};
+Option<bool> g_run_ahead{"s4bxi/run-ahead", nullptr,
+                         "While a rank computes between two calls, let the rest of the simulation go on up to the "
+                         "earliest time its next call can come (its last answer plus the CPU time it used since, "
+                         "read from /proc), so that ranks that compute at the same time run on the machine's cores "
+                         "at the same time; needs measured compute (not s4bxi/compute:none); experimental, off by "
+                         "default",
+                         false};
 Option<double> g_stall_notice_after{"s4bxi/stall-notice-after", nullptr,
                                     "Real seconds the simulation waits for a rank's next call before saying what "
                                     "the rank does (blocked in the kernel, or running without calling anything), "
@@ -328,6 +335,7 @@ ComputeModel compute_model() { return g_compute.get() == "none" ? ComputeModel::
 double poll_cost_s() { return g_poll_cost.get(); }
 int poll_block_after() { return g_poll_block.get(); }
 bool early_put_answer() { return g_early_put_answer.get(); }
+bool run_ahead() { return g_run_ahead.get(); }
 bool local_polls() { return g_local_polls.get(); }
 bool horizon_from_traffic() { return g_horizon_from_traffic.get(); }
 bool queued_puts() { return g_queued_puts.get(); }

@@ -23,6 +23,7 @@ bool library_cpu_is_compute();
 double poll_cost_s();
 int poll_block_after();
 bool early_put_answer();
+bool run_ahead();
 bool local_polls();
 bool horizon_from_traffic();
 bool queued_puts();

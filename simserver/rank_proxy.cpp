@@ -18,6 +18,9 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fcntl.h>
+#include <unistd.h>
 
 // How long (real time) a caller that most likely waits for another thread
 // of its process sleeps in the kernel before it is parked (asleep_for_long).
@@ -155,8 +158,27 @@ RankProxy::Wake RankProxy::wait_for_request()
     if (not main_lane) // its thread sets it when it starts (a lane taken by its creator)
       caller_.os_tid = caller_.lane->owner_tid.load(std::memory_order_acquire);
     const bool quick = caller_.process().calling_lanes > 0;
-    const timespec& period = quick ? quick_period : liveness_period;
+    const bool may_run_ahead = main_lane && not quick && options::compute_model() != options::ComputeModel::None &&
+                               options::run_ahead();
+    const timespec ahead_period{0, 100'000};
+    const timespec& period = may_run_ahead ? ahead_period : quick ? quick_period : liveness_period;
     const bool woken = ipc::wait_for_ring(request_bell, requests_seen_, spin_, &period, &attention);
+    if (not woken && may_run_ahead) {
+      // The rank computes: its next call comes no earlier than this bound,
+      // so the rest of the simulation may go on up to it meanwhile.
+      const double bound = running_bound();
+      if (bound > s4u::Engine::get_clock() + 1e-9) {
+        run_queued_call();
+        replay_published_polls();
+        caller_.awaiting_request = false;
+        ran_ahead_s_ += bound - s4u::Engine::get_clock();
+        s4u::this_actor::sleep_until(bound);
+        caller_.awaiting_request = true;
+        world_.processes->scheduling()->served_rank.store(rank_, std::memory_order_relaxed);
+      }
+      if (job::wall_clock_now() - wait_clock.start < 0.02)
+        continue;
+    }
     if (not woken) {
       // A thread that ended without closing its lane (no call to
       // pthread_exit's destructors: killed by a signal handler's exit path,
@@ -241,6 +263,37 @@ RankProxy::Wake RankProxy::wait_for_request()
   }
 }
 
+// The earliest simulated time at which the rank's next call can come, while
+// it computes (s4bxi/run-ahead): its last answer plus the CPU time its main
+// thread used since the point from which its compute surely counts.
+double RankProxy::running_bound()
+{
+  ipc::Channel* channel = world_.processes->channel(rank_);
+  const uint64_t since = channel->library.counting_since_cpu_ns.load(std::memory_order_relaxed);
+  if (since == 0 || caller_.debugged)
+    return last_answer_at_;
+  if (schedstat_fd_ < 0) {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", caller_.os_pid, caller_.os_pid);
+    schedstat_fd_ = open(path, O_RDONLY | O_CLOEXEC);
+    if (schedstat_fd_ < 0)
+      return last_answer_at_;
+  }
+  char text[96];
+  const ssize_t got = pread(schedstat_fd_, text, sizeof text - 1, 0);
+  if (got <= 0)
+    return last_answer_at_;
+  text[got] = 0;
+  const uint64_t cpu = std::strtoull(text, nullptr, 10);
+  constexpr uint64_t kMarginNs = 2000; // the rank's clock readings, and rounding
+  if (cpu <= since + kMarginNs)
+    return last_answer_at_;
+  const double compute = static_cast<double>(cpu - since - kMarginNs) * 1e-9 * options::cpu_factor();
+  if (compute < options::cpu_threshold_s())
+    return last_answer_at_;
+  return last_answer_at_ + compute;
+}
+
 bool RankProxy::asleep_for_long()
 {
   const RankPortals& rank = caller_;
@@ -319,12 +372,19 @@ void RankProxy::inject_compute(uint64_t compute_ns)
 {
   if (options::compute_model() == options::ComputeModel::None)
     return;
-  const double seconds = static_cast<double>(compute_ns) * 1e-9 * options::cpu_factor();
+  double seconds = static_cast<double>(compute_ns) * 1e-9 * options::cpu_factor();
   if (seconds < options::cpu_threshold_s())
     return;
-  const double start = s4u::Engine::get_clock();
-  s4u::this_actor::execute(seconds * s4u::this_actor::get_host()->get_speed());
-  caller_.stats.compute_s += seconds;
+  // What the simulation already went through while the rank computed
+  // (s4bxi/run-ahead) is the start of this compute: only the rest is run.
+  const double ahead = std::min(seconds, ran_ahead_s_);
+  ran_ahead_s_ -= ahead;
+  seconds -= ahead;
+  const double start = s4u::Engine::get_clock() - ahead;
+  if (seconds > 0)
+    s4u::this_actor::execute(seconds * s4u::this_actor::get_host()->get_speed());
+  caller_.stats.compute_s += ahead + std::max(0.0, seconds);
+  caller_.stats.compute_ahead_s += ahead;
   if (trace::active != nullptr)
     trace::active->record({.kind = trace::Kind::Compute,
                            .node = caller_.node,
@@ -354,6 +414,7 @@ void RankProxy::reply(ipc::Reply reply)
       api_.write_append_permits(caller_, channel->append_permits);
     last_answer_at_ = reply.now;
     last_horizon_ = reply.horizon;
+    ran_ahead_s_ = 0;
   }
   RankStatistics& stats = caller_.stats;
   stats.answers++;
@@ -369,6 +430,10 @@ void RankProxy::reply(ipc::Reply reply)
 
 void RankProxy::ended(const job::Termination& end)
 {
+  if (schedstat_fd_ >= 0) {
+    close(schedstat_fd_);
+    schedstat_fd_ = -1;
+  }
   if (caller_.lane != nullptr)
     close_lane();
   RankPortals& rank = world_.ranks[rank_];
@@ -798,6 +863,17 @@ void RankProxy::operator()()
     replay_local_polls(request.local_polls, request.local_polls.count);
     steps_replayed_ = 0; // the process starts its steps again after this request
     inject_compute(request.compute_ns);
+    if (ran_ahead_s_ > 1e-12) {
+      // Its call came earlier than the time the simulation went on to while
+      // it computed: the bound was wrong (s4bxi/run-ahead is experimental).
+      static bool said = false;
+      if (not said)
+        XBT_WARN("rank %u called %.9g s before the time the simulation had gone on to while it computed "
+                 "(s4bxi/run-ahead): its call runs late",
+                 rank_, ran_ahead_s_);
+      said = true;
+      ran_ahead_s_ = 0;
+    }
     if (request.op == ipc::Op::Exit) {
       rank.current_call = "exit";
       rank.stats.max_rss_kb = peak_resident_kb(rank.os_pid);

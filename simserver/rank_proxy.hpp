@@ -97,6 +97,10 @@ private:
   double last_answer_at_ = 0;
   double last_horizon_ = 0;
   double asleep_since_ = -1; // real time since which the process sleeps in the kernel
+  int schedstat_fd_ = -1;    // the main thread's /proc schedstat (its CPU time)
+  double ran_ahead_s_ = 0;   // simulated time already let go by while the rank computed
+  // While its rank computes: the earliest simulated time of its next call.
+  double running_bound();
   ipc::SpinBudget spin_;
 };
 

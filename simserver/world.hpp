@@ -34,6 +34,7 @@ class Nic;
 
 struct RankStatistics {
   double compute_s = 0;
+  double compute_ahead_s = 0; // of compute_s: what the simulation went on through while the rank computed (s4bxi/run-ahead)
   double wait_s = 0; // blocked in PtlEQWait, PtlCTWait, a poll with a timeout, a PMI barrier or a sleep
   double poll_s = 0; // charged to empty polls, and polling blocked until the polled object changed
   // The part of wait_s and poll_s charged to calls made inside an MPI call
@@ -57,6 +58,7 @@ struct RankStatistics {
   void add(const RankStatistics& lane)
   {
     compute_s += lane.compute_s;
+    compute_ahead_s += lane.compute_ahead_s;
     wait_s += lane.wait_s;
     poll_s += lane.poll_s;
     library_waits_s += lane.library_waits_s;

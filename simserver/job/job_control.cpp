@@ -261,7 +261,8 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
       out << rank.stats.max_rss_kb;
     else
       out << "null";
-    out << ", \"compute_s\": " << rank.stats.compute_s << ", \"wait_s\": " << rank.stats.wait_s
+    out << ", \"compute_s\": " << rank.stats.compute_s << ", \"compute_ahead_s\": " << rank.stats.compute_ahead_s
+        << ", \"wait_s\": " << rank.stats.wait_s
         << ", \"poll_s\": " << rank.stats.poll_s << ", \"portals_calls\": " << rank.stats.portals_calls
         << ", \"answered_in_process\": " << rank.stats.answered_in_process << ", \"bytes_sent\": " << rank.stats.bytes_sent << ", \"events_written\": " << rank.stats.events_written
         << mpi_json(world_.processes->channel(static_cast<unsigned>(i)), rank.stats)

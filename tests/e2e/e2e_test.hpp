@@ -25,6 +25,15 @@ inline bool contains(const std::string &text, const std::string &what)
     return text.find(what) != std::string::npos;
 }
 
+// A JSON file (a report, a trace), or nothing, with a failure that says why.
+inline std::optional<json::Value> read_json(const std::string &path)
+{
+    std::string error;
+    auto doc = json::parse(read_file(path), &error);
+    EXPECT_TRUE(doc.has_value()) << path << " is not valid JSON: " << error;
+    return doc;
+}
+
 #ifdef E2E_MPI_PROGRAMS_DIR
 // Path of an MPI test program (mpi_programs/, built with the system's mpicc).
 inline std::string mpi_program(const std::string &name)

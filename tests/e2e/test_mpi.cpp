@@ -25,14 +25,6 @@ namespace fs = std::filesystem;
 // 16 nodes: 2 levels, 4 nodes per leaf switch, 4 leaf switches.
 const char *const kFatTree16 = "fattree:2;4,4;1,2;1,2";
 
-std::optional<json::Value> read_report(const std::string &path)
-{
-    std::string error;
-    auto doc = json::parse(read_file(path), &error);
-    EXPECT_TRUE(doc.has_value()) << "report " << path << ": " << error;
-    return doc;
-}
-
 class Mpi : public E2ETest {
 protected:
     // Exit status 0, the summary, every expected OK line (whole lines) on
@@ -158,7 +150,7 @@ TEST_F(Mpi, PingpongTwoNodes)
     const std::string report = dir.file("report.json");
     auto r = run({"-n", "2", "--report", report, mpi_program("mpi_pingpong")});
     expect_ok(r, 2, pingpong_ok_lines());
-    auto doc = read_report(report);
+    auto doc = read_json(report);
     ASSERT_TRUE(doc && doc->is_object());
     const json::Value *layer = doc->get("layer");
     ASSERT_TRUE(layer && layer->kind == json::Value::Kind::String) << read_file(report);
@@ -177,7 +169,7 @@ TEST_F(Mpi, PingpongTwoRanksOnOneNodeGoThroughTheNic)
     const std::string report = dir.file("report.json");
     auto r = run({"-n", "2", "--ppn", "2", "--placement", "block", "--report", report, mpi_program("mpi_pingpong")});
     expect_ok(r, 2, pingpong_ok_lines());
-    auto doc = read_report(report);
+    auto doc = read_json(report);
     ASSERT_TRUE(doc && doc->is_object());
     const json::Value *layer = doc->get("layer");
     ASSERT_TRUE(layer && layer->kind == json::Value::Kind::String) << read_file(report);
@@ -264,7 +256,7 @@ TEST_F(Mpi, LocalPollsChangeNothingButTheRoundTrips)
                         "--cfg=s4bxi/queued-puts:" + answer, "--cfg=s4bxi/queued-appends:" + answer, "--report",
                         report, mpi_program("mpi_collectives")});
         expect_ok(o.result, 4, kCollectiveOks);
-        auto doc = read_report(report);
+        auto doc = read_json(report);
         EXPECT_TRUE(doc && doc->is_object()) << describe(o.result);
         if (doc && doc->is_object()) {
             o.calls = doc->get("totals")->get("portals_calls")->number;
@@ -304,7 +296,7 @@ TEST_F(Mpi, HorizonFromTrafficChangesNothingButTheRoundTrips)
                                       "--cfg=s4bxi/horizon-from-traffic:" + horizon, "--report", report};
         args.insert(args.end(), job.begin(), job.end());
         o.result = run(args);
-        auto doc = read_report(report);
+        auto doc = read_json(report);
         EXPECT_TRUE(doc && doc->is_object()) << describe(o.result);
         if (doc && doc->is_object())
             o.round_trips = doc->get("server_waiting")->get("answers")->number;
@@ -429,7 +421,7 @@ TEST_F(Mpi, LibraryCpuIsNotComputeByDefault)
                 result.latency[size] = seconds;
         }
         EXPECT_FALSE(result.latency.empty()) << describe(r);
-        result.report = read_report(report);
+        result.report = read_json(report);
         return result;
     };
     const Run modelled = run_with({});
@@ -480,7 +472,7 @@ TEST_F(Mpi, MpiTimeSplitsIntoNetworkAndLibrary)
     auto r = run({"-n", "4", "--cfg=s4bxi/compute:none", "--report", report, mpi_program("mpi_collectives")});
     expect_ok(r, 4, kCollectiveOks);
     EXPECT_TRUE(contains(r.err, " s waiting for the network, ")) << "no split in the summary\n" << describe(r);
-    auto doc = read_report(report);
+    auto doc = read_json(report);
     ASSERT_TRUE(doc && doc->is_object()) << describe(r);
     const auto &ranks = doc->get("per_rank")->array;
     ASSERT_EQ(ranks.size(), 4u);

@@ -202,5 +202,37 @@ TEST_F(Time, StoppedRankFreezesSimulatedTime)
     EXPECT_EQ(a->simulated_s, b->simulated_s);
 }
 
+// s4bxi/run-ahead: while ranks compute, the simulation goes on up to the
+// earliest time of their next calls, so that they compute at the same time.
+// Each rank's simulated compute is still its measured CPU time, and the
+// report says how much of it the simulation went on through meanwhile (with
+// two ranks computing 0.2 s each, most of it: the proxy of a computing rank
+// lets the simulation go on after 0.1 ms).
+TEST_F(Time, RunAheadKeepsEachRanksMeasuredCompute)
+{
+    TempDir dir;
+    const std::string report = dir.file("report.json");
+    auto r = run({"-n", "2", "--cfg=s4bxi/run-ahead:yes", "--cfg=s4bxi/sync-quantum:0", "--report", report,
+                  program("busy_compute"), "0.2"});
+    expect_success(r, 2);
+    static const std::regex re(R"(busy_compute: rank (\d) cpu_s=([0-9.]+) simulated_s=([0-9.eE+-]+))");
+    int seen = 0;
+    for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), re); it != std::sregex_iterator(); ++it) {
+        const double cpu = std::stod((*it)[2]), simulated = std::stod((*it)[3]);
+        EXPECT_NEAR(simulated, cpu, 0.05 * cpu) << "rank " << (*it)[1] << "\n" << describe(r);
+        ++seen;
+    }
+    EXPECT_EQ(seen, 2) << describe(r);
+    EXPECT_FALSE(contains(r.err, "before the time the simulation had gone on to")) << describe(r);
+    auto doc = read_json(report);
+    ASSERT_TRUE(doc && doc->is_object()) << describe(r);
+    for (const auto &rank : doc->get("per_rank")->array) {
+        const double compute = rank.get("compute_s")->number, ahead = rank.get("compute_ahead_s")->number;
+        EXPECT_GT(ahead, 0.5 * compute) << "the simulation waited for the rank's compute\n" << describe(r);
+        EXPECT_LE(ahead, compute + 1e-12);
+    }
+}
+
+
 } // namespace
 } // namespace e2e

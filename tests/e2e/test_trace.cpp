@@ -118,14 +118,6 @@ std::map<std::string, int> count_kinds(const std::vector<Row> &rows)
     return counts;
 }
 
-std::optional<json::Value> read_json(const std::string &path)
-{
-    std::string error;
-    auto doc = json::parse(read_file(path), &error);
-    EXPECT_TRUE(doc.has_value()) << path << " is not valid JSON: " << error;
-    return doc;
-}
-
 class Trace : public E2ETest {
 protected:
     // Runs with --trace into a fresh directory (and a report); expects success.
