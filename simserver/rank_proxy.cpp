@@ -18,9 +18,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <fcntl.h>
-#include <unistd.h>
+#include <optional>
 
 // How long (real time) a caller that most likely waits for another thread
 // of its process sleeps in the kernel before it is parked (asleep_for_long).
@@ -33,6 +31,16 @@ namespace s4u = simgrid::s4u;
 namespace s4bxi {
 
 namespace {
+
+// The simulated seconds `cpu_ns` of a thread's CPU time become: times
+// s4bxi/cpu-factor; nothing under s4bxi/cpu-threshold (as the process's clock).
+std::optional<double> injected_compute_s(uint64_t cpu_ns)
+{
+  const double seconds = static_cast<double>(cpu_ns) * 1e-9 * options::cpu_factor();
+  if (seconds < options::cpu_threshold_s())
+    return std::nullopt;
+  return seconds;
+}
 
 // What a rank is blocked in, for deadlock reports: the call, and for the
 // waits, the object waited on.
@@ -272,26 +280,13 @@ double RankProxy::running_bound()
   const uint64_t since = channel->library.counting_since_cpu_ns.load(std::memory_order_relaxed);
   if (since == 0 || caller_.debugged)
     return last_answer_at_;
-  if (schedstat_fd_ < 0) {
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", caller_.os_pid, caller_.os_pid);
-    schedstat_fd_ = open(path, O_RDONLY | O_CLOEXEC);
-    if (schedstat_fd_ < 0)
-      return last_answer_at_;
-  }
-  char text[96];
-  const ssize_t got = pread(schedstat_fd_, text, sizeof text - 1, 0);
-  if (got <= 0)
-    return last_answer_at_;
-  text[got] = 0;
-  const uint64_t cpu = std::strtoull(text, nullptr, 10);
+  if (not rank_cpu_)
+    rank_cpu_.emplace(caller_.os_pid, caller_.os_pid); // the thread that attached: the main one
+  const std::optional<uint64_t> cpu = rank_cpu_->read_ns();
   constexpr uint64_t kMarginNs = 2000; // the rank's clock readings, and rounding
-  if (cpu <= since + kMarginNs)
+  if (not cpu || *cpu <= since + kMarginNs)
     return last_answer_at_;
-  const double compute = static_cast<double>(cpu - since - kMarginNs) * 1e-9 * options::cpu_factor();
-  if (compute < options::cpu_threshold_s())
-    return last_answer_at_;
-  return last_answer_at_ + compute;
+  return last_answer_at_ + injected_compute_s(*cpu - since - kMarginNs).value_or(0);
 }
 
 bool RankProxy::asleep_for_long()
@@ -372,9 +367,10 @@ void RankProxy::inject_compute(uint64_t compute_ns)
 {
   if (options::compute_model() == options::ComputeModel::None)
     return;
-  double seconds = static_cast<double>(compute_ns) * 1e-9 * options::cpu_factor();
-  if (seconds < options::cpu_threshold_s())
+  const std::optional<double> burst = injected_compute_s(compute_ns);
+  if (not burst)
     return;
+  double seconds = *burst;
   // What the simulation already went through while the rank computed
   // (s4bxi/run-ahead) is the start of this compute: only the rest is run.
   const double ahead = std::min(seconds, ran_ahead_s_);
@@ -383,7 +379,7 @@ void RankProxy::inject_compute(uint64_t compute_ns)
   const double start = s4u::Engine::get_clock() - ahead;
   if (seconds > 0)
     s4u::this_actor::execute(seconds * s4u::this_actor::get_host()->get_speed());
-  caller_.stats.compute_s += ahead + std::max(0.0, seconds);
+  caller_.stats.compute_s += ahead + seconds;
   caller_.stats.compute_ahead_s += ahead;
   if (trace::active != nullptr)
     trace::active->record({.kind = trace::Kind::Compute,
@@ -430,10 +426,7 @@ void RankProxy::reply(ipc::Reply reply)
 
 void RankProxy::ended(const job::Termination& end)
 {
-  if (schedstat_fd_ >= 0) {
-    close(schedstat_fd_);
-    schedstat_fd_ = -1;
-  }
+  rank_cpu_.reset();
   if (caller_.lane != nullptr)
     close_lane();
   RankPortals& rank = world_.ranks[rank_];

@@ -11,9 +11,12 @@
 #pragma once
 
 #include "job/job_control.hpp"
+#include "job/thread_cpu.hpp"
 #include "pmi/pmi_server.hpp"
 #include "portals/api.hpp"
 #include "world.hpp"
+
+#include <optional>
 
 namespace s4bxi {
 
@@ -97,7 +100,7 @@ private:
   double last_answer_at_ = 0;
   double last_horizon_ = 0;
   double asleep_since_ = -1; // real time since which the process sleeps in the kernel
-  int schedstat_fd_ = -1;    // the main thread's /proc schedstat (its CPU time)
+  std::optional<job::ThreadCpuClock> rank_cpu_; // its main thread's, while it computes (s4bxi/run-ahead)
   double ran_ahead_s_ = 0;   // simulated time already let go by while the rank computed
   // While its rank computes: the earliest simulated time of its next call.
   double running_bound();
