@@ -31,8 +31,9 @@ struct alignas(64) Doorbell {
   std::atomic<uint32_t> sequence{0};
   std::atomic<uint32_t> sleeping{0};
   // Set by the ringer when the answer will take long (it waits for other
-  // processes to run first): the waiter stops spinning and sleeps at once,
-  // leaving the CPU to the processes it waits for.
+  // processes to run first): the waiter spins briefly, then sleeps, leaving
+  // the CPU to the processes it waits for; unless it is the one waiter that
+  // stays warm (SpinCondition::warm), which the answer reaches soonest.
   std::atomic<uint32_t> sleep_hint{0};
   // When the latest ring was made (contention_ticks): a waiter that notices it
   // late learns that other processes want its CPU (CpuContention).
@@ -101,6 +102,7 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
 {
   auto interrupted = [interrupt] { return interrupt != nullptr && interrupt->load(std::memory_order_acquire) != 0; };
   bool warm_taken = false;
+  unsigned long_wait_spins = 0;
   // While other processes want the CPU, an answer comes sooner to a sleeper,
   // which its ringer wakes at once, than to a spinner off its CPU.
   const bool spin = CpuContention::spinning_pays();
@@ -111,7 +113,8 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
       CpuContention::noticed_while_spinning(spinning_since, bell.rung_at.load(std::memory_order_relaxed));
       return true;
     }
-    if (bell.sleep_hint.load(std::memory_order_relaxed) != 0)
+    const bool long_wait = bell.sleep_hint.load(std::memory_order_relaxed) != 0;
+    if (long_wait && (spin_while == nullptr || spin_while->warm == nullptr))
       break;
     if (spin_while != nullptr && not spin_while->holds()) {
       if (spin_while->warm == nullptr)
@@ -125,6 +128,19 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
       // (Not served, it waits for the other ranks too: a long yield is their
       // turn, not a sign of contention.)
       sched_yield();
+      continue;
+    }
+    // A long wait that is still being served (the server has not answered
+    // anybody else yet) spins a little without yielding, then sleeps; if the
+    // server serves another waiter first, it may take the warm slot above.
+    // Sleeping at once cost a futex wake per answer: some 20 us each on a
+    // VM (bench/futex_pingpong), twice per message of a 2-rank ping-pong.
+    // Yielding at every turn instead gave the CPU to other load for a whole
+    // slice.
+    if (long_wait) {
+      if (++long_wait_spins > SpinBudget::kMin)
+        break;
+      cpu_relax();
       continue;
     }
     // On a loaded machine the peer may be waiting for our very CPU: give it

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <thread>
 
@@ -120,15 +121,17 @@ struct WithoutContentionDetection {
   ~WithoutContentionDetection() { s4bxi::ipc::CpuContention::set_detection(true); }
 };
 
-// Polls `done` for up to a second.
+// Polls `done` for up to a second, by the clock: a million usleep(1) took a
+// minute, since each sleeps some 60 us, so a failing check outlived its test's timeout.
 template <class Done> bool within_a_second(Done done)
 {
-  for (int i = 0; i < 1'000'000; ++i) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (std::chrono::steady_clock::now() < deadline) {
     if (done())
       return true;
     usleep(1);
   }
-  return false;
+  return done();
 }
 
 } // namespace
@@ -166,6 +169,27 @@ TEST(Doorbell, LatestUnservedWaiterStaysAwakeUntilAnotherTakesItsPlace)
   second_bell.ring();
   second.join();
   EXPECT_EQ(returned.load(), 2);
+}
+
+// A wait that the server said will be long (Doorbell::sleep_hint: the answer
+// waits for other ranks) no longer sleeps at once: once the server serves
+// someone else, it stays warm like any other unserved waiter, so that the
+// answer reaches it without a futex wake (some 20 us on a VM).
+TEST(Doorbell, ALongWaitStaysWarmOnceAnotherRankIsServed)
+{
+  const WithoutContentionDetection steady;
+  std::atomic<uint32_t> served{99};
+  std::atomic<uint32_t> warm{0};
+  Doorbell bell;
+  bell.sleep_hint.store(1);
+  const s4bxi::ipc::SpinCondition condition{&served, 1, &warm};
+  std::thread waiter([&] {
+    SpinBudget budget;
+    EXPECT_TRUE(wait_for_ring(bell, 0, budget, nullptr, nullptr, &condition));
+  });
+  EXPECT_TRUE(within_a_second([&] { return warm.load() == 1; })) << "the long wait slept at once";
+  bell.ring();
+  waiter.join();
 }
 
 // A spinning waiter that notices a ring long after it was made had its CPU
