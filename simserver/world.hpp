@@ -234,6 +234,10 @@ struct World {
   std::atomic<bool> outside_notice{false};
   unsigned parked_ranks = 0; // ranks (and threads' lanes) parked now
   unsigned dormant_lanes = 0; // lanes parked since before their first call (rank_proxy.cpp, park)
+  // Real time the server held the simulation while every rank was parked,
+  // waiting for something outside it (portals/outside_holder.cpp): waiting
+  // for the rank processes, as RankStatistics::server_waited_s.
+  double held_for_outside_s = 0;
   // SimGrid's scheduling rounds that found a next event (time advanced, or
   // more events at the same date): with the wall time spent simulating, says
   // whether a run is slow because its model has many events or because each

@@ -93,6 +93,7 @@ Totals totals_of(const World& world)
     totals.wake_ups += rank.stats.wake_ups;
     totals.early_answers += rank.stats.early_answers;
   }
+  totals.server_waited_s += world.held_for_outside_s;
   for (const auto& nic : world.nics) {
     if (not nic)
       continue;

@@ -81,6 +81,11 @@ bool OutsideHolder::hold_for_outside(bool idle)
   const timespec slice{0, 1'000'000};
   constexpr int kSlicesPerScan = 50;
   const double start = job::wall_clock_now();
+  struct Held {
+    double& total;
+    double since;
+    ~Held() { total += job::wall_clock_now() - since; }
+  } held{world_.held_for_outside_s, start};
   double next_note = options::stall_notice_after_s();
   for (int slice_count = 0;; ++slice_count) {
     if (deliver_outside_notices())

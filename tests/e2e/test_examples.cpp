@@ -317,6 +317,25 @@ TEST_F(Examples, ReportSaysHowLongTheServerWaitedForRanks)
 
 // engine_rounds counts SimGrid's scheduling rounds: with compute off a run is
 // deterministic, so every round trip of a ping-pong adds the same number.
+// The server waits for one process at a time: what it waited cannot exceed
+// the run's wall time, even where the proxies of many ranks wait at once for
+// processes that sleep in the kernel (start-up at 64 ranks: it read 1.5 s of
+// waiting in a 0.1 s run when every proxy counted its parked time).
+TEST_F(Examples, ServerWaitingNeverExceedsTheWallTime)
+{
+    TempDir dir;
+    const std::string report = dir.file("run.json");
+    auto r = run({"-n", "64", "--platform", "fattree:2;8,8;1,8;1,1", "--cfg=s4bxi/compute:none", "--report", report,
+                  std::string(E2E_BINARY_DIR) + "/bench/put_ring", "0"});
+    expect_success(r, 64);
+    std::string error;
+    auto doc = json::parse(read_file(report), &error);
+    ASSERT_TRUE(doc.has_value()) << error << "\n" << describe(r);
+    const double waited = doc->get("server_waiting")->get("for_ranks_s")->number;
+    EXPECT_GT(waited, 0.0);
+    EXPECT_LT(waited, doc->get("wall_time_s")->number) << read_file(report);
+}
+
 TEST_F(Examples, ReportCountsTheEngineRoundsOfTheSimulation)
 {
     TempDir dir;
