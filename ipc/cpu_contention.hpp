@@ -21,6 +21,7 @@
 // Real time decides only how fast an answer comes, never what it is.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <ctime>
@@ -54,8 +55,14 @@ public:
   // simulation between two answers) mostly returns within a few hundred.
   static constexpr uint64_t kLateTicks = 2'500'000;
   // How long the job stays contended once it was seen: 20 to 100 ms, so that
-  // the probe's slice is a few percent of the time at most.
+  // the probe's slice is a few percent of the time at most. Seen again within
+  // as long after that while ended, the load persists: the while doubles, up
+  // to 4 times (80 to 400 ms), so that probes become rarer under lasting load
+  // (each probe of every waiter that spins costs a slice); seen later, it
+  // starts over. (Up to 16 times: no better with one busy process, and the
+  // 2-rank ping-pong slower with two.)
   static constexpr uint64_t kContendedTicks = 100'000'000;
+  static constexpr uint64_t kMaxLengthening = 2;
 
   // Where the job keeps the mark: a word of the shared segment that the
   // server and every rank map (SharedScheduling), so that one process's
@@ -66,7 +73,7 @@ public:
   static bool spinning_pays()
   {
     return not detecting_.load(std::memory_order_relaxed) ||
-           contention_ticks() >= word_.load(std::memory_order_relaxed)->load(std::memory_order_relaxed);
+           contention_ticks() >= until(word_.load(std::memory_order_relaxed)->load(std::memory_order_relaxed));
   }
 
   // A waiter that began to spin at `spinning_since` noticed a ring made at
@@ -91,8 +98,17 @@ public:
 
   static void mark_contended(uint64_t now = contention_ticks())
   {
-    if (detecting_.load(std::memory_order_relaxed))
-      word_.load(std::memory_order_relaxed)->store(now + kContendedTicks, std::memory_order_relaxed);
+    if (not detecting_.load(std::memory_order_relaxed))
+      return;
+    std::atomic<uint64_t>& word = *word_.load(std::memory_order_relaxed);
+    const uint64_t mark = word.load(std::memory_order_relaxed);
+    if (now < until(mark))
+      return; // marked meanwhile by another waiter
+    uint64_t lengthening = mark & kLengtheningBits;
+    const bool lasting = mark != 0 && now - until(mark) < (kContendedTicks << lengthening);
+    lengthening = lasting ? std::min(lengthening + 1, kMaxLengthening) : 0;
+    word.store(((now + (kContendedTicks << lengthening)) & ~kLengtheningBits) | lengthening,
+               std::memory_order_relaxed);
   }
 
   // Tests of the spinning itself, whose outcome must not depend on the
@@ -104,6 +120,11 @@ public:
   }
 
 private:
+  // The mark is one word: until when (ticks; its low bits dropped) and, in
+  // those bits, how many times the while was doubled.
+  static constexpr uint64_t kLengtheningBits = 7;
+  static uint64_t until(uint64_t mark) { return mark & ~kLengtheningBits; }
+
   static inline std::atomic<uint64_t> own_{0};
   static inline std::atomic<std::atomic<uint64_t>*> word_{&own_};
   static inline std::atomic<bool> detecting_{true};

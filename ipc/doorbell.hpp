@@ -126,8 +126,16 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
       if (spin_while->warm->load(std::memory_order_relaxed) != spin_while->value)
         break;
       // (Not served, it waits for the other ranks too: a long yield is their
-      // turn, not a sign of contention.)
-      sched_yield();
+      // turn, not a sign of contention. Except in a long wait, which only
+      // keeps warm to be quick when the answer comes: a yield that kept it
+      // off its CPU for a whole slice says other load holds the CPUs, and
+      // that its turn is better spent asleep.)
+      if (long_wait) {
+        if (not yield_to_the_peer(bell, seen))
+          break;
+      } else {
+        sched_yield();
+      }
       continue;
     }
     // A long wait that is still being served (the server has not answered
@@ -137,12 +145,8 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
     // VM (bench/futex_pingpong), twice per message of a 2-rank ping-pong.
     // Yielding at every turn instead gave the CPU to other load for a whole
     // slice.
-    if (long_wait) {
-      if (++long_wait_spins > SpinBudget::kMin)
-        break;
-      cpu_relax();
-      continue;
-    }
+    if (long_wait && ++long_wait_spins > SpinBudget::kMin)
+      break;
     // On a loaded machine the peer may be waiting for our very CPU: give it
     // now and then, so that spinning never delays the answer it waits for.
     if (i % kYieldPeriod == kYieldPeriod - 1) {

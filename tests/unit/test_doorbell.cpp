@@ -209,6 +209,29 @@ TEST(CpuContention, ARingNoticedLateMarksContention)
   CpuContention::set_detection(true); // forgets the contention
 }
 
+// Contention seen again soon after its while ended means lasting load: the
+// next while is twice as long, so that probes (a lost slice each) get rarer.
+// Seen long after, it starts over. (Times in the past: no dependence on how
+// fast this test runs.)
+TEST(CpuContention, LastingContentionIsProbedLessOften)
+{
+  using s4bxi::ipc::contention_ticks;
+  using s4bxi::ipc::CpuContention;
+  constexpr uint64_t k = CpuContention::kContendedTicks;
+  CpuContention::set_detection(true);
+  uint64_t now = contention_ticks();
+  CpuContention::mark_contended(now - 3 * k); // contended until now - 2k
+  CpuContention::mark_contended(now - 3 * k / 2); // half a while after: lasting
+  EXPECT_FALSE(CpuContention::spinning_pays()) << "the second while was not doubled";
+
+  CpuContention::set_detection(true);
+  now = contention_ticks();
+  CpuContention::mark_contended(now - 10 * k); // until now - 9k
+  CpuContention::mark_contended(now - 3 * k / 2); // long after: a while of k, over
+  EXPECT_TRUE(CpuContention::spinning_pays()) << "a contention seen long after the last one was doubled";
+  CpuContention::set_detection(true);
+}
+
 // A ring made before the wait began (the waiter was busy elsewhere, as the
 // server is while a rank already makes its next call) is no sign of
 // contention, however old: the waiter notices it as soon as it looks.
