@@ -139,8 +139,9 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
       continue;
     }
     // A long wait that is still being served (the server has not answered
-    // anybody else yet) spins a little without yielding, then sleeps; if the
-    // server serves another waiter first, it may take the warm slot above.
+    // anybody else yet) spins a little, as any served wait does, then
+    // sleeps; if the server serves another waiter first, it may take the
+    // warm slot above.
     // Sleeping at once cost a futex wake per answer: some 20 us each on a
     // VM (bench/futex_pingpong), twice per message of a 2-rank ping-pong.
     // Yielding at every turn instead gave the CPU to other load for a whole
