@@ -56,10 +56,10 @@ public:
   static constexpr uint64_t kLateTicks = 2'500'000;
   // How long the job stays contended once it was seen: 20 to 100 ms, so that
   // the probe's slice is a few percent of the time at most. Seen again within
-  // as long after that while ended, the load persists: the while doubles, up
-  // to 4 times (80 to 400 ms), so that probes become rarer under lasting load
+  // as long after that while ended, the load persists: the while doubles, to
+  // at most 4 times its length (80 to 400 ms), so that probes become rarer under lasting load
   // (each probe of every waiter that spins costs a slice); seen later, it
-  // starts over. (Up to 16 times: no better with one busy process, and the
+  // starts over. (At most 16 times: no better with one busy process, and the
   // 2-rank ping-pong slower with two.)
   static constexpr uint64_t kContendedTicks = 100'000'000;
   static constexpr uint64_t kMaxLengthening = 2;

@@ -159,8 +159,8 @@ RankProxy::Wake RankProxy::wait_for_request()
   } wait_clock{caller_};
   // Only the time the server's thread itself stands still for this process
   // counts as waiting for it: while the proxy is parked or runs ahead, the
-  // other actors run (counted, proxies' waits overlapped: 1.5 s of waiting
-  // in a 0.1 s start-up of 64 ranks).
+  // other actors run (counted too, the proxies' waits overlapped: 1.5 s of
+  // waiting in a 0.1 s start-up of 64 ranks).
   auto wait_for_the_call = [&](const timespec& period) {
     const double before = job::wall_clock_now();
     const bool woken = ipc::wait_for_ring(request_bell, requests_seen_, spin_, &period, &attention);
