@@ -196,6 +196,7 @@ int main(int argc, char** argv)
     rank.uid = static_cast<uint32_t>(getuid());
     rank.mutex = s4u::Mutex::create();
     rank.changed = s4u::ConditionVariable::create();
+    rank.unparked = s4u::ConditionVariable::create();
     world.by_address[{rank.nid(), rank.pid}] = r;
   }
   world.nics.resize(world.nodes.size());

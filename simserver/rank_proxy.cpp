@@ -345,9 +345,12 @@ void RankProxy::park()
       std::unique_lock lock(*rank.mutex);
       rank.parked = true;
       parked_count++;
+      world_.parks++;
       api_.poll_sentinel().arm();
-      while (not job::released_from_park(rank))
-        rank.changed->wait(lock);
+      while (not job::released_from_park(rank)) {
+        rank.unparked->wait(lock);
+        world_.park_wake_ups++;
+      }
       rank.parked = false;
       parked_count--;
     }
@@ -439,8 +442,13 @@ void RankProxy::ended(const job::Termination& end)
   if (not rank.alive)
     return; // told by the proxy of another of its threads
   rank.alive = false;
-  // Its other threads' calls end too (portals/api.cpp, block_until).
+  // Its other threads' calls end too (portals/api.cpp, block_until), and
+  // its parked threads go (a dormant lane's park ends with its process).
   rank.notify();
+  world_.for_each_caller([&rank](RankPortals& caller) {
+    if (&caller.process() == &rank && caller.parked)
+      caller.notify_parked();
+  });
   if (rank.debugged && rank.current_call != "exit")
     control_.finish(end.shell_status() != 0 ? end.shell_status() : 1,
                     "rank " + std::to_string(rank_) +
@@ -624,6 +632,7 @@ void RankProxy::start_lane(World& world, portals::Api& api, pmi::Server& pmi, jo
   caller.sleep_in_long_waits = rank.sleep_in_long_waits;
   caller.mutex = rank.mutex;
   caller.changed = rank.changed;
+  caller.unparked = s4u::ConditionVariable::create();
   caller.nic_memory_work = rank.nic_memory_work;
   caller.owner = &rank;
   caller.lane = &lane;

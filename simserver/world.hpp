@@ -112,6 +112,12 @@ struct RankPortals {
   // Notified whenever an EQ or CT of this rank may have changed.
   simgrid::s4u::MutexPtr mutex;
   simgrid::s4u::ConditionVariablePtr changed;
+  // Where this caller waits while parked (rank_proxy.cpp, park): its own,
+  // not `changed`, which a lane shares with its rank. A parked thread of the
+  // process (Open MPI's libevent thread, parked for the whole run) was woken
+  // by every event written for the rank: 3 actor wake-ups per message of a
+  // 2-rank ping-pong.
+  simgrid::s4u::ConditionVariablePtr unparked;
   bool alive = true;
   std::string current_call; // what the rank is blocked in, for deadlock reports
   bool call_inside_library = false; // the call being served was made inside an MPI call
@@ -185,6 +191,12 @@ struct RankPortals {
     notifications++;
     changed->notify_all();
   }
+  // Something that may release this caller from its park (job/parked_ranks.hpp).
+  void notify_parked()
+  {
+    notifications++;
+    unparked->notify_all();
+  }
   // How many times any rank was notified (portals/poll_sentinel.cpp: a
   // notified rank may run).
   static inline uint64_t notifications = 0;
@@ -234,6 +246,11 @@ struct World {
   std::atomic<bool> outside_notice{false};
   unsigned parked_ranks = 0; // ranks (and threads' lanes) parked now
   unsigned dormant_lanes = 0; // lanes parked since before their first call (rank_proxy.cpp, park)
+  // Parks of ranks and lanes, and the times a parked caller's proxy was woken
+  // to look whether it may go on (the report's parks): about one per park,
+  // unless something wakes parked callers in vain.
+  uint64_t parks = 0;
+  uint64_t park_wake_ups = 0;
   // Real time the server held the simulation while every rank was parked,
   // waiting for something outside it (portals/outside_holder.cpp): waiting
   // for the rank processes, as RankStatistics::server_waited_s.

@@ -234,6 +234,9 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
   out << "  \"server_waiting\": {\"for_ranks_s\": " << totals.server_waited_s << ", \"answers\": " << totals.answers
       << ", \"wake_ups\": " << totals.wake_ups << "},\n";
   out << "  \"engine_rounds\": " << world_.engine_rounds << ",\n";
+  // Ranks and threads parked while blocked in the kernel, and how often their
+  // proxies were woken to look whether they may go on.
+  out << "  \"parks\": {\"count\": " << world_.parks << ", \"wake_ups\": " << world_.park_wake_ups << "},\n";
   // Calls answered before their simulated end (s4bxi/early-put-answer), and
   // the NIC's accesses to the memory of a rank running ahead (expected none).
   out << "  \"early_answers\": {\"calls\": " << totals.early_answers

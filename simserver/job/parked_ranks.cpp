@@ -42,7 +42,7 @@ bool release_parked(World& world)
   bool any = false;
   world.for_each_caller([&any](RankPortals& caller) {
     if (caller.parked && released_from_park(caller)) {
-      caller.notify();
+      caller.notify_parked();
       any = true;
     }
   });
