@@ -119,6 +119,10 @@ struct RankPortals {
   // 2-rank ping-pong.
   simgrid::s4u::ConditionVariablePtr unparked;
   bool alive = true;
+  // When (real time) the server first saw a thread of this process in its
+  // crash handler (Channel::crash_signal), which waits for the server to read
+  // its stack before the process dies: -1 until then (job/parked_ranks.cpp).
+  mutable double crash_seen_s = -1;
   std::string current_call; // what the rank is blocked in, for deadlock reports
   bool call_inside_library = false; // the call being served was made inside an MPI call
   std::string last_call;    // its last Portals call, for crash reports

@@ -1,5 +1,6 @@
 #include "parked_ranks.hpp"
 
+#include "job_control.hpp"
 #include "stall_notice.hpp"
 
 namespace s4bxi::job {
@@ -49,8 +50,32 @@ bool release_parked(World& world)
   return any;
 }
 
+namespace {
+
+// A thread of the rank is in the crash handler (preload/crash_handler.cpp): it
+// sleeps until the server has read its stack, and so may every other thread
+// of the process, in a join: not a deadlock, the process ends. For at most
+// this long after it was first seen (the handler waits 5 s at most), so that
+// a stray write into the channel cannot hold the simulation.
+constexpr double kCrashEndsWithinS = 10.0;
+
+bool crashing(const RankPortals& rank)
+{
+  if (rank.channel->crash_signal.load(std::memory_order_acquire) == 0)
+    return false;
+  const double now = wall_clock_now();
+  if (rank.crash_seen_s < 0)
+    rank.crash_seen_s = now;
+  return now - rank.crash_seen_s < kCrashEndsWithinS;
+}
+
+} // namespace
+
 bool parked_may_wake(const World& world)
 {
+  for (const auto& rank : world.ranks)
+    if (rank.alive && rank.channel != nullptr && crashing(rank))
+      return true;
   // A thread took a lane that is not open yet: its call comes (the notice
   // that opens it may still be on its way).
   for (const auto& rank : world.ranks)

@@ -1,0 +1,52 @@
+// When the simulation may still wait for a parked rank (job/parked_ranks.hpp):
+// a rank with a thread in the crash handler, which sleeps until the server has
+// read its stack, is ending, not deadlocked.
+#include "job/job_control.hpp"
+#include "job/parked_ranks.hpp"
+#include "nic/nic.hpp"
+#include "world.hpp"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <memory>
+
+namespace {
+
+struct OneRankWorld {
+  s4bxi::World world;
+  std::unique_ptr<s4bxi::ipc::Channel> channel = std::make_unique<s4bxi::ipc::Channel>();
+  OneRankWorld()
+  {
+    world.ranks.resize(1);
+    world.ranks[0].channel = channel.get();
+    // A process that does not exist: none of its threads runs.
+    world.ranks[0].os_pid = -1;
+  }
+};
+
+} // namespace
+
+TEST(ParkedRanks, NothingToWakeWithoutACrashInProgress)
+{
+  OneRankWorld job;
+  EXPECT_FALSE(s4bxi::job::parked_may_wake(job.world));
+}
+
+// Seen under load: a rank's helper thread crashed, its main thread waited in
+// pthread_join, and the run ended as a deadlock before the crash was read.
+TEST(ParkedRanks, ARankInItsCrashHandlerMayStillEnd)
+{
+  OneRankWorld job;
+  job.channel->crash_signal.store(SIGSEGV);
+  EXPECT_TRUE(s4bxi::job::parked_may_wake(job.world)) << "a crash in progress was taken for a deadlock";
+}
+
+TEST(ParkedRanks, ACrashFlagThatLastsIsNoLongerWaitedFor)
+{
+  OneRankWorld job;
+  job.channel->crash_signal.store(SIGSEGV);
+  // The handler waits 5 s at most: a flag seen 11 s ago is a stray write.
+  job.world.ranks[0].crash_seen_s = s4bxi::job::wall_clock_now() - 11.0;
+  EXPECT_FALSE(s4bxi::job::parked_may_wake(job.world));
+}
