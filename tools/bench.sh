@@ -25,7 +25,7 @@ iterations=${arguments[0]:-100000}
 
 tools/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
-targets=(s4bxi-run)
+targets=(s4bxi-run simgrid_rounds)
 [ "$smpi_only" = 1 ] || targets+=(pingpong futex_pingpong ipc_noop put_pingpong put_get_latency)
 cmake --build build -j"$(nproc)" --target "${targets[@]}" > /dev/null
 # The MPI figures need Debian's OpenMPI and our build of its Portals components.
@@ -205,6 +205,21 @@ smpi_comparison() {
   trips=$(awk -v c="$calls" -v a="$answered" 'BEGIN { print c - a }')
   printf "  8 B ping-pong (ours): %.2f round trips per MPI message = %.2f Portals calls - %.2f answered in the process\n" \
     "$trips" "$calls" "$answered"
+
+  # SimGrid's scheduling rounds per MPI message (the report's engine_rounds:
+  # every sleep, message and wake-up of the model), and what SimGrid alone
+  # takes for as many rounds, measured now with no model and no process
+  # (bench/simgrid_rounds): the part of our wall time per message that only
+  # fewer rounds can take away.
+  local rounds round_us
+  rounds=$(sed -n 's/.*"engine_rounds": \([0-9]*\),.*/\1/p' "$work"/pingpong.ours.?.json |
+    awk -v n="$pingpong_n" '{ print $1 / (2 * n) }' | median)
+  round_us=$("$bench/simgrid_rounds" 200000 1 | sed -n 's/.*round waking 1 of *1 actors: *\([0-9.]*\) us.*/\1/p')
+  if [ -n "$rounds" ] && [ -n "$round_us" ]; then
+    awk -v r="$rounds" -v u="$round_us" 'BEGIN {
+      printf "  8 B ping-pong (ours): %.1f SimGrid rounds per MPI message; bare SimGrid takes %.3f us per round here: %.1f us per message\n",
+             r, u, r * u }'
+  fi
 
   # The same data on both sides: the residual must agree (up to the last digits:
   # the order of the allreduce's sum is the algorithm's).
