@@ -55,9 +55,9 @@ void OutsideHolder::hold_when_requested()
   }
 }
 
-bool OutsideHolder::deliver_outside_notices()
+bool OutsideHolder::deliver_outside_notices(bool look_anyway)
 {
-  if (not world_.outside_notice.exchange(false, std::memory_order_acq_rel))
+  if (not world_.outside_notice.exchange(false, std::memory_order_acq_rel) && not look_anyway)
     return false;
   const bool aborted = aborts_.deliver();
   const bool released = job::release_parked(world_);
@@ -87,15 +87,22 @@ bool OutsideHolder::hold_for_outside(bool idle)
     ~Held() { total += job::wall_clock_now() - since; }
   } held{world_.held_for_outside_s, start};
   double next_note = options::stall_notice_after_s();
+  // The channels are looked at each time, not only on a notice: what a
+  // notice tells is in the channels before it is sent, and under load the
+  // rank watcher's thread may not have read a PtlAbort's notice yet when the
+  // thread that sent it already sleeps in a join and nothing else can come
+  // (seen once beside two CPU hogs: the run ended as a deadlock with both
+  // waits of e2e.ThreadLanes.AnAbortAfterASleepEndsTheOtherThreadsWaits
+  // still blocked).
   for (int slice_count = 0;; ++slice_count) {
-    if (deliver_outside_notices())
+    if (deliver_outside_notices(true))
       return true;
     // (A notice may have come just before what could send one stopped.)
     if (not aborts_.thread_may_abort()) {
       if (not idle) // simulated time may move on
-        return deliver_outside_notices();
+        return deliver_outside_notices(true);
       if (slice_count % kSlicesPerScan == 0 && not job::parked_may_wake(world_))
-        return deliver_outside_notices();
+        return deliver_outside_notices(true);
     }
     if (on_hold_tick)
       on_hold_tick();

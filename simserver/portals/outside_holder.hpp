@@ -44,9 +44,12 @@ public:
   void request();
 
   // Acts on the rank watcher's notices (World::outside_notice): aborted
-  // waits and parked ranks that called or ended are woken. Returns whether
-  // any rank was.
-  bool deliver_outside_notices();
+  // waits and parked ranks that called or ended are woken, lanes taken are
+  // opened. Returns whether any rank was. `look_anyway`: with no notice too
+  // (what they tell is in the channels before the notice is sent: a notice
+  // still on its way, or taken by a proxy that could not act on it all, is
+  // no reason to leave a rank waiting).
+  bool deliver_outside_notices(bool look_anyway = false);
 
   // Called while the simulation is held (Ctrl-C must still end the run).
   std::function<void()> on_hold_tick;
