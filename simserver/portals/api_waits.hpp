@@ -84,8 +84,13 @@ bool block_until(RankPortals& rank, double deadline, Check check, PollPeriods* p
         continue;
       if (std::isinf(deadline))
         rank.changed->wait(lock);
-      else
+      else {
+        struct Counted {
+          Counted() { RankPortals::deadline_waits++; }
+          ~Counted() { RankPortals::deadline_waits--; }
+        } counted;
         rank.changed->wait_until(lock, deadline);
+      }
     } else {
       // Something lands at `wake` at the latest (landings are in arrival
       // order): a plain sleep is cheaper than a condition wait with timeout.

@@ -66,6 +66,11 @@ public:
 private:
   void check(); // release the blocked pollers if nothing else is pending
   [[nodiscard]] static bool simulation_idle();
+  // Something on its way ends in time and arms the check again when it does:
+  // an activity started (its end is an activity's end or a time advance);
+  // but not while a proxy waits with a deadline, whose timeout a
+  // notification cancels without either.
+  [[nodiscard]] static bool something_ends_later();
   // Grows whenever anything happens in the simulation (an activity ends, an
   // actor wakes up, time advances, a rank is notified).
   [[nodiscard]] uint64_t happenings() const;
