@@ -285,6 +285,28 @@ TEST_F(Mpi, LocalPollsChangeNothingButTheRoundTrips)
     expect_same_simulated_end(on.result, off.result);
 }
 
+// Open MPI's progress loop blocks in poll streaks, which the poll sentinel
+// watches: it looks whether the simulation is idle only after a round that
+// may leave it so, not after every event (each look was a scheduling round
+// with no time advance: 42 rounds per ping-pong message, 23 without them).
+TEST_F(Mpi, PollStreaksCostNoRoundPerEvent)
+{
+    TempDir dir;
+    std::vector<double> rounds;
+    for (const char *iterations : {"200", "400"}) {
+        const std::string report = dir.file(std::string("run") + iterations + ".json");
+        auto r = run({"-n", "2", "--cfg=s4bxi/compute:none", "--report", report,
+                      std::string(E2E_BINARY_DIR) + "/bench/mpi_pingpong", iterations, "8"});
+        expect_success(r, 2);
+        auto doc = read_json(report);
+        ASSERT_TRUE(doc && doc->is_object()) << describe(r);
+        rounds.push_back(doc->get("engine_rounds")->number);
+    }
+    const double per_message = (rounds[1] - rounds[0]) / 400;
+    EXPECT_GT(per_message, 10.0);
+    EXPECT_LT(per_message, 30.0);
+}
+
 // The horizon from the messages on their way (s4bxi/horizon-from-traffic):
 // a rank answers its polls up to the earliest time its NIC can write an
 // event, not only a PCIe write after its last answer. Open MPI's ping-pong and
