@@ -29,6 +29,11 @@ inline void cpu_relax()
 
 struct alignas(64) Doorbell {
   std::atomic<uint32_t> sequence{0};
+  // How many waiters sleep in FUTEX_WAIT (or are about to): the ringer wakes
+  // them only when some do. A count, not a flag: a waiter that leaves late
+  // must not take back the word of one that came after it on the same bell
+  // (a thread's lane, taken by a new thread while the one before was still
+  // on its way out of its last wait: the new one's answer woke nobody).
   std::atomic<uint32_t> sleeping{0};
   // Set by the ringer when the answer will take long (it waits for other
   // processes to run first): the waiter spins briefly, then sleeps, leaving
@@ -49,6 +54,10 @@ struct alignas(64) Doorbell {
   }
 
   [[nodiscard]] uint32_t current() const { return sequence.load(std::memory_order_acquire); }
+
+  // A waiter goes to sleep, and is done sleeping.
+  void announce_sleep() { sleeping.fetch_add(1, std::memory_order_seq_cst); }
+  void withdraw_sleep() { sleeping.fetch_sub(1, std::memory_order_relaxed); }
 };
 
 // Per-waiter spin budget: grows when answers come while spinning, shrinks when
@@ -160,13 +169,13 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
   if (spin && bell.sleep_hint.load(std::memory_order_relaxed) == 0 && (spin_while == nullptr || spin_while->holds()))
     budget.had_to_sleep();
   while (true) {
-    bell.sleeping.store(1, std::memory_order_seq_cst);
+    bell.announce_sleep();
     if (bell.sequence.load(std::memory_order_seq_cst) != seen || interrupted()) {
-      bell.sleeping.store(0, std::memory_order_relaxed);
+      bell.withdraw_sleep();
       return true;
     }
     bool not_timed_out = futex_wait(&bell.sequence, seen, timeout);
-    bell.sleeping.store(0, std::memory_order_relaxed);
+    bell.withdraw_sleep();
     if (bell.sequence.load(std::memory_order_acquire) != seen || interrupted())
       return true;
     if (not not_timed_out)

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <string>
+
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -135,6 +138,49 @@ template <class Done> bool within_a_second(Done done)
 }
 
 } // namespace
+
+// A bell that a new waiter uses while the one before is still on its way out
+// of its last wait: a thread's lane, which the server frees once it has
+// answered the thread's LaneClose, taken by a new thread of the rank before
+// the old one, woken, has run again. The one leaving must not take back the
+// new one's word that it sleeps, or the ring of the new one's answer wakes
+// nobody (seen beside three CPU hogs: e2e.ThreadLanes.EveryFlavourHasIndependentThreads
+// waited forever; attaching gdb to the rank let it go on).
+TEST(Doorbell, AWaiterLeavingLateDoesNotHideTheNextOne)
+{
+  Pair* pair = shared_pair();
+  Doorbell& bell = pair->ping;
+  bell.announce_sleep(); // the former waiter sleeps,
+  bell.ring();           // is answered, but has not run yet
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) { // the new waiter
+    SpinBudget budget;
+    // (Unwoken, it would see the ring only when this ends.)
+    const timespec twenty_seconds{20, 0};
+    _exit(wait_for_ring(bell, 1, budget, &twenty_seconds) ? 0 : 1);
+  }
+  // The new waiter sleeps in the kernel.
+  auto asleep = [child] {
+    char state = '?';
+    if (FILE* stat = std::fopen(("/proc/" + std::to_string(child) + "/stat").c_str(), "r")) {
+      if (std::fscanf(stat, "%*d (%*[^)]) %c", &state) != 1)
+        state = '?';
+      std::fclose(stat);
+    }
+    return state == 'S';
+  };
+  ASSERT_TRUE(within_a_second(asleep)) << "the new waiter never went to sleep";
+  bell.withdraw_sleep(); // the former waiter runs at last
+  const auto rung = std::chrono::steady_clock::now();
+  bell.ring(); // the new waiter's answer
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - rung, std::chrono::seconds(10))
+      << "the new waiter's answer did not wake it: it saw the ring only when its wait timed out";
+  munmap(pair, sizeof(Pair));
+}
 
 // With more ranks than cores, the latest waiter to stop being served keeps
 // spinning (SegmentHeader::warm_rank) instead of sleeping, until another one
