@@ -205,8 +205,9 @@ struct RankPortals {
   // notified rank may run).
   static inline uint64_t notifications = 0;
   // Proxies in a condition wait with a deadline (portals/api_waits.hpp): a
-  // notification cancels its timeout, an activity that ends without a time
-  // advance or an activity's end (portals/poll_sentinel.cpp).
+  // notification cancels its timeout with neither a time advance nor an
+  // activity's end, which the poll sentinel relies on otherwise
+  // (portals/poll_sentinel.cpp).
   static inline unsigned deadline_waits = 0;
   // The call will wait for other ranks or for simulated time: let the process
   // sleep instead of spinning on a CPU that those ranks need.

@@ -2,11 +2,9 @@
 #include "doorbell.hpp"
 
 #include "cpu_contention.hpp"
+#include "job/stall_notice.hpp"
 
 #include <gtest/gtest.h>
-
-#include <cstdio>
-#include <string>
 
 #include <atomic>
 #include <chrono>
@@ -161,16 +159,8 @@ TEST(Doorbell, AWaiterLeavingLateDoesNotHideTheNextOne)
     _exit(wait_for_ring(bell, 1, budget, &twenty_seconds) ? 0 : 1);
   }
   // The new waiter sleeps in the kernel.
-  auto asleep = [child] {
-    char state = '?';
-    if (FILE* stat = std::fopen(("/proc/" + std::to_string(child) + "/stat").c_str(), "r")) {
-      if (std::fscanf(stat, "%*d (%*[^)]) %c", &state) != 1)
-        state = '?';
-      std::fclose(stat);
-    }
-    return state == 'S';
-  };
-  ASSERT_TRUE(within_a_second(asleep)) << "the new waiter never went to sleep";
+  ASSERT_TRUE(within_a_second([child] { return s4bxi::job::asleep_in_kernel(child); }))
+      << "the new waiter never went to sleep";
   bell.withdraw_sleep(); // the former waiter runs at last
   const auto rung = std::chrono::steady_clock::now();
   bell.ring(); // the new waiter's answer
