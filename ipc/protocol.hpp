@@ -553,6 +553,7 @@ struct MirroredQueue {
   uint32_t first;    // index of its first event in QueueMirror::events
   uint32_t mirrored; // how many of its events are there
   uint32_t dropped;  // an event was lost: the next one read says so (left to the server)
+  uint32_t capacity; // events it can hold: one written beyond them is lost (PTL_EQ_DROPPED)
 };
 struct MirroredEvent {
   double visible_at; // simulated seconds
@@ -659,8 +660,41 @@ struct HelloResult {
 // simulated time: after the first `steps_before` polls the process answered
 // since its last request (`local_polls`: their queues then) and the compute
 // after them, before anything the process did next.
+// How a PtlPut that the process queues itself (QueuedCall) goes on, told
+// with each reply when the server can tell before the Put is made
+// (nic/put_forecast.cpp): the rank is alone on its node, its NIC sends
+// nothing, and nothing can reach the NIC's command queue, its TX engine or
+// the PCIe bus from the CPU before `until` (seconds). A Put started before
+// `until` (its command write and TX processing included) with a payload the
+// command carries inline ends after `command_s`; its SEND event (for a
+// payload the NIC keeps in its E2E context) lands `send_landing_s` after
+// that; no other event it causes lands here before `own_events_s` after it.
+// The process then knows its clock after the Put and its SEND event, and
+// goes on answering polls itself (preload/queued_puts.hpp).
+struct PutForecast {
+  double until = 0.0; // 0: none
+  double command_s = 0.0;
+  double send_landing_s = 0.0;
+  double own_events_s = 0.0;
+  uint32_t max_length_matching = 0; // the largest payload forecast, with and without match bits
+  uint32_t max_length_plain = 0;
+};
+
+// A Put queued with a forecast: what the process took for its end and, when
+// it expected one, for its SEND event; the server checks both
+// (RankProxy::run_queued_call, Nic::deliver_send_event).
+struct ForecastPut {
+  uint32_t used = 0;       // 1: the process went on from the forecast
+  uint32_t send_event = 0; // 1: it added `event` to the MD's queue, landing at `send_landing`
+  double end = 0.0;        // simulated seconds
+  double send_landing = 0.0;
+  double rounding = 0.0;   // how far the process's clock may be from the server's (seconds)
+  Event event{};
+};
+
 struct QueuedCall {
   Op op; // Op::Put or Op::Append
+  ForecastPut forecast; // Op::Put
   uint32_t steps_before;
   LocalPolls local_polls;
   uint64_t compute_ns;      // thread CPU time between those polls and the call
@@ -709,6 +743,8 @@ struct Reply {
   // the NIC write can land (a PCIe write): a call the process queues itself
   // (an append) brings the horizon back to t plus this.
   double event_write_s = 0.0;
+  // Of a PtlPut queued before the next exchange (none: until = 0).
+  PutForecast put_forecast;
   PollStreakState poll_streak;
   union {
     HelloResult hello;

@@ -30,6 +30,7 @@ struct Queue {
   ipc::Handle handle = ipc::kHandleInvalid;
   uint32_t beyond = 0; // events the mirror does not show
   bool dropped = false;
+  uint32_t capacity = 0;
   MirroredEvent events[ipc::kMaxMirroredEvents]; // the first ones
   uint32_t taken = 0, mirrored = 0;              // of `events`
 
@@ -202,6 +203,7 @@ void on_reply(const ipc::Reply& reply, const ipc::QueueMirror& mirror, ipc::Publ
     Queue& queue = queues_of_rank[queue_count++];
     queue.handle = entry.handle;
     queue.dropped = entry.dropped != 0;
+    queue.capacity = entry.capacity;
     queue.taken = 0;
     queue.mirrored = 0;
     for (uint32_t e = 0; e < entry.mirrored && entry.first + e < events && e < ipc::kMaxMirroredEvents; ++e)
@@ -225,6 +227,34 @@ void note_own_call(int64_t at_ns)
 {
   if (horizon_ns > 0)
     horizon_ns = std::min(horizon_ns, at_ns + event_write_ns);
+}
+
+bool expect_own_put(const queued_puts::Forecast& forecast)
+{
+  if (horizon_ns == 0)
+    return false;
+  const int64_t horizon = std::min(horizon_ns, forecast.own_events_ns);
+  Queue* queue = nullptr;
+  if (forecast.send_event) {
+    // The NIC writes it after every event already in its queue (they land
+    // in the order they are written); none it has not written yet lands
+    // before the horizon. The queue must have room for it then: its events
+    // not taken by now, at most (the process may take some before it).
+    queue = find(forecast.eq);
+    if (queue == nullptr || queue->dropped || queue->beyond > 0 || queue->mirrored == ipc::kMaxMirroredEvents ||
+        queue->mirrored - queue->taken >= queue->capacity || forecast.send_landing_ns + margin_ns >= horizon)
+      return false;
+  }
+  if (queue != nullptr)
+    queue->events[queue->mirrored++] = {forecast.send_landing_ns, forecast.event};
+  horizon_ns = horizon;
+  streak.end();
+  return true;
+}
+
+int64_t rounding_margin_ns()
+{
+  return margin_ns;
 }
 
 void note_truncated_compute()

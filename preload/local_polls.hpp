@@ -28,6 +28,7 @@
 #pragma once
 
 #include "protocol.hpp"
+#include "queued_puts.hpp"
 #include "segment.hpp"
 
 #include <span>
@@ -56,6 +57,17 @@ void end_streak();
 // queued append), may make the NIC write events from then on: they land a
 // PCIe write later, which the horizon no longer goes beyond.
 void note_own_call(int64_t at_ns);
+
+// A Put of the process's own, queued with a forecast (queued_puts.hpp): it
+// ends the poll streak, its SEND event (when it makes one) joins the end of
+// its queue, landing when forecast, and no other event of it lands before
+// `own_events_ns`, which the horizon no longer goes beyond. False (nothing
+// changed): the mirror cannot tell where the SEND event goes (its queue not
+// shown whole, or full), or it lands too close to the horizon.
+bool expect_own_put(const queued_puts::Forecast& forecast);
+
+// The rounding margin between the process's clock and the server's, now.
+int64_t rounding_margin_ns();
 
 // The process's clock moved by compute that it counts in whole nanoseconds
 // and the server does not: outcomes that close to a landing or the horizon

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <mutex>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -23,6 +24,8 @@ struct KnownMd {
   uint64_t start = 0;
   uint64_t length = 0;
   bool unreliable = false;
+  uint32_t options = 0; // PTL_MD_* (ipc::option bits)
+  ipc::Handle eq = ipc::kHandleNone;
 };
 
 // Programs bind a few MDs (Open MPI: one or two over all of memory); beyond
@@ -34,6 +37,7 @@ KnownNi nis[kKnownNis];
 KnownMd mds[kKnownMds];
 
 bool enabled = false;
+uint32_t own_nid = 0;
 uint32_t first_nid = 0;
 uint32_t node_count = 0;
 uint32_t limit_matching = 0;
@@ -74,6 +78,7 @@ void forget_md_locked(ipc::Handle handle)
 void on_hello(const ipc::HelloResult& hello)
 {
   enabled = hello.queued_puts != 0;
+  own_nid = hello.nid;
   first_nid = hello.first_nid;
   node_count = hello.node_count;
   limit_matching = hello.queued_put_limit_matching;
@@ -115,7 +120,13 @@ void note_md(ipc::Handle handle, ipc::Handle ni, const ipc::MemoryDescriptor& de
   forget_md_locked(handle); // a handle the server gives again names the new MD
   for (KnownMd& md : mds)
     if (md.handle == ipc::kHandleInvalid) {
-      md = {handle, ni, descriptor.start, descriptor.length, (descriptor.options & ipc::option::kMDUnreliable) != 0};
+      md = {handle,
+            ni,
+            descriptor.start,
+            descriptor.length,
+            (descriptor.options & ipc::option::kMDUnreliable) != 0,
+            descriptor.options,
+            descriptor.eq};
       return;
     }
 }
@@ -164,6 +175,43 @@ bool admit(ipc::PutArgs& args)
     return false;
   args.inline_length = static_cast<uint32_t>(args.length);
   return true;
+}
+
+Forecast forecast(const ipc::PutArgs& args, const ipc::PutForecast& told, int64_t start_ns, int64_t margin_ns)
+{
+  auto to_ns = [](double seconds) { return std::llround(seconds * 1e9); };
+  Forecast forecast;
+  if (told.until <= 0 || start_ns + margin_ns >= to_ns(told.until) || args.target.rank_or_nid == own_nid)
+    return forecast;
+  std::lock_guard lock(tables_mutex);
+  const KnownMd* md = std::find_if(std::begin(mds), std::end(mds),
+                                   [&args](const KnownMd& known) { return known.handle == args.md; });
+  if (md == std::end(mds))
+    return forecast;
+  const KnownNi* ni = find_ni(md->ni);
+  if (ni == nullptr || args.length > (ni->matching ? told.max_length_matching : told.max_length_plain) ||
+      (md->options & ipc::option::kMDEventCtSend) != 0)
+    return forecast;
+  forecast.usable = true;
+  forecast.end_ns = start_ns + to_ns(told.command_s);
+  forecast.own_events_ns = forecast.end_ns + to_ns(told.own_events_s);
+  // The NIC posts SEND unless the MD disables it (or successes), and it has
+  // a queue to post it in (ipc::Event as initiator.cpp fills it).
+  forecast.send_event = (md->options & ipc::option::kMDEventSendDisable) == 0 &&
+                        (md->options & ipc::option::kMDEventSuccessDisable) == 0 && md->eq != ipc::kHandleNone &&
+                        md->eq != ipc::kHandleInvalid;
+  if (forecast.send_event) {
+    forecast.eq = md->eq;
+    forecast.send_landing_ns = forecast.end_ns + to_ns(told.send_landing_s);
+    forecast.event.type = ipc::EventKind::Send;
+    forecast.event.user_ptr = args.user_ptr;
+    forecast.event.match_bits = args.match_bits;
+    forecast.event.pt_index = args.pt_index;
+    forecast.event.ni_fail_type = ipc::FailKind::Ok;
+    forecast.event.mlength = args.length;
+    forecast.event.rlength = args.length;
+  }
+  return forecast;
 }
 
 } // namespace s4bxi::preload::queued_puts

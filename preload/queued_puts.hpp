@@ -42,4 +42,22 @@ void forget_all();
 // so, the payload is captured into `args`. False: the server must decide.
 bool admit(ipc::PutArgs& args);
 
+// How an admitted Put that starts at `start_ns` goes on, from the forecast of
+// the latest reply (ipc::PutForecast, nic/put_forecast.cpp), when it covers
+// it: a payload the command carries inline, a target on another node, an MD
+// whose SEND adds to no counter, a start early enough (by `margin_ns`, the
+// rounding between the process's clock and the server's). The process then
+// knows its clock after the Put, and the SEND event its MD's queue gets
+// (the one the server's NIC writes: initiator.cpp, deliver_send_event).
+struct Forecast {
+  bool usable = false;
+  int64_t end_ns = 0;
+  bool send_event = false;
+  ipc::Handle eq = ipc::kHandleInvalid; // where the SEND event goes
+  int64_t send_landing_ns = 0;
+  ipc::Event event{};
+  int64_t own_events_ns = 0; // no other event of the Put lands here before
+};
+Forecast forecast(const ipc::PutArgs& args, const ipc::PutForecast& told, int64_t start_ns, int64_t margin_ns);
+
 } // namespace s4bxi::preload::queued_puts

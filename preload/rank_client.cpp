@@ -81,6 +81,9 @@ thread_local bool in_exchange = false;
 // The last reply came before its call's simulated end (ipc::kReplyClockPending):
 // the clock is synced before it is read.
 std::atomic<bool> clock_pending{false};
+// How a Put queued before the next exchange goes on (ipc::PutForecast), from
+// the latest reply of the channel (under the channel mutex).
+ipc::PutForecast put_forecast{};
 
 // Messages go through write(2): this runs in constructors and destructors,
 // where stdio may not be usable, and must not be reordered by buffering.
@@ -169,6 +172,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   local_polls::on_reply(reply, channel->mirror, channel->published_polls);
   queued_appends::on_reply(channel->append_permits, hello_result.queued_appends != 0);
   clock_pending.store((reply.flags & ipc::kReplyClockPending) != 0, std::memory_order_relaxed);
+  put_forecast = reply.put_forecast;
   sync_timer::after_reply(cpu_now, request.op == ipc::Op::Sync);
   channel->exchange_tid.store(0, std::memory_order_relaxed);
   in_exchange = false;
@@ -562,8 +566,9 @@ bool may_queue(std::unique_lock<std::mutex>& lock)
 }
 
 // Leaves `call` (its op and arguments filled) in the channel, at the rank's
-// clock, after the polls answered so far (ipc::QueuedCall).
-void queue(ipc::QueuedCall& call, const sim_clock::LocalStep& planned)
+// clock, after the polls answered so far (ipc::QueuedCall); the clock moves
+// on to `end_ns`, the call's end.
+void queue(ipc::QueuedCall& call, const sim_clock::LocalStep& planned, int64_t end_ns)
 {
   call.local_polls = local_polls::report_so_far();
   call.steps_before = call.local_polls.count;
@@ -571,7 +576,7 @@ void queue(ipc::QueuedCall& call, const sim_clock::LocalStep& planned)
   call.compute_counted = planned.counted ? 1 : 0;
   if (planned.counted)
     local_polls::note_truncated_compute();
-  sim_clock::take_local_step(planned, planned.start_ns);
+  sim_clock::take_local_step(planned, end_ns);
   channel->queued_state.store(ipc::kQueuedCallWaiting, std::memory_order_seq_cst);
   // Parked meanwhile: the server may have looked before the call was there.
   if (channel->parked.load(std::memory_order_seq_cst) != 0)
@@ -591,11 +596,26 @@ bool queue_put(ipc::PutArgs& args)
   ipc::QueuedCall& call = channel->queued_call;
   call.op = ipc::Op::Put;
   call.args.put = args;
-  // The Put ends when its command is written, which only the server knows:
+  call.forecast = {};
+  // The Put ends when its command is written. When the latest reply's
+  // forecast covers it, the process knows when, and its SEND event: it goes
+  // on answering polls (nic/put_forecast.cpp). Else only the server knows:
   // the clock is synced before it is read, and no poll is answered here
   // until the next reply.
+  const int64_t margin = local_polls::rounding_margin_ns() + (planned.counted ? 1 : 0);
+  const queued_puts::Forecast forecast = queued_puts::forecast(args, put_forecast, planned.start_ns, margin);
+  if (forecast.usable && local_polls::expect_own_put(forecast)) {
+    call.forecast.used = 1;
+    call.forecast.send_event = forecast.send_event ? 1 : 0;
+    call.forecast.end = static_cast<double>(forecast.end_ns) * 1e-9;
+    call.forecast.send_landing = static_cast<double>(forecast.send_landing_ns) * 1e-9;
+    call.forecast.event = forecast.event;
+    call.forecast.rounding = static_cast<double>(margin) * 1e-9;
+    queue(call, planned, forecast.end_ns);
+    return true;
+  }
   clock_pending.store(true, std::memory_order_relaxed);
-  queue(call, planned);
+  queue(call, planned, planned.start_ns);
   return true;
 }
 
@@ -619,7 +639,7 @@ ipc::Handle queue_append(const ipc::AppendArgs& args)
   // the poll streak, as any call but a poll.
   local_polls::end_streak();
   local_polls::note_own_call(planned.start_ns);
-  queue(call, planned);
+  queue(call, planned, planned.start_ns);
   return entry;
 }
 

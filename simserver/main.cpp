@@ -210,6 +210,7 @@ int main(int argc, char** argv)
   for (const auto& node : world.nodes)
     world.nics[node.nid]->start();
   nic::judge_early_answers(world);
+  nic::configure_put_forecasts(world);
   nic::configure_landing_bounds(world);
 
   portals::Api api(world);

@@ -180,6 +180,13 @@ Option<bool> g_queued_puts{"s4bxi/queued-puts", nullptr,
                            "process's next call and runs at the simulated time it was made (same simulated "
                            "results, one round trip less per such Put)",
                            true};
+Option<bool> g_put_forecasts{"s4bxi/put-forecasts", nullptr,
+                              "With s4bxi/queued-puts: tell the process with each answer how a Put it queues would "
+                              "end and when its SEND event would land, when nothing else can reach its NIC before "
+                              "(the rank alone on its node, its NIC sending nothing; nic/put_forecast.cpp): it then "
+                              "goes on answering its polls instead of asking the server after the Put (same "
+                              "simulated results, one round trip less per such Put)",
+                              true};
 Option<bool> g_queued_appends{"s4bxi/queued-appends", nullptr,
                               "Let the process answer a PtlMEAppend/PtlLEAppend itself on an allocated portal table "
                               "entry with room, with the handle the server set aside for it with its last answer: "
@@ -339,6 +346,7 @@ bool run_ahead() { return g_run_ahead.get(); }
 bool local_polls() { return g_local_polls.get(); }
 bool horizon_from_traffic() { return g_horizon_from_traffic.get(); }
 bool queued_puts() { return g_queued_puts.get(); }
+bool put_forecasts() { return g_put_forecasts.get(); }
 bool queued_appends() { return g_queued_appends.get(); }
 double sync_quantum_s() { return g_sync_quantum.get() > 0 ? g_sync_quantum.get() : 0; }
 double park_after_s() { return g_park_after.get() > 0 ? g_park_after.get() : 0; }

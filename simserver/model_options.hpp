@@ -27,6 +27,7 @@ bool run_ahead();
 bool local_polls();
 bool horizon_from_traffic();
 bool queued_puts();
+bool put_forecasts();
 bool queued_appends();
 unsigned long poll_deadlock_after();
 double livelock_after_s();

@@ -4,6 +4,7 @@
 #include "job/parked_ranks.hpp"
 #include "job/stall_notice.hpp"
 #include "model_options.hpp"
+#include "nic/nic.hpp"
 #include "nic/nic_parameters.hpp"
 #include "portals/event_delivery.hpp"
 #include "trace/recorder.hpp"
@@ -411,8 +412,11 @@ void RankProxy::reply(ipc::Reply reply)
       // mirror gives), nor before one from the NIC's earliest write.
       const double now = reply.now;
       const double landing_now = portals::mirror_queues(caller_, channel->mirror);
-      reply.horizon = landing_now + (world_.landing.earliest_write(caller_.node, now) - now);
+      const double earliest_write = world_.landing.earliest_write(caller_.node, now);
+      reply.horizon = landing_now + (earliest_write - now);
       reply.event_write_s = landing_now - now;
+      if (options::queued_puts())
+        reply.put_forecast = world_.nics[caller_.node]->forecast_put(now, earliest_write);
       reply.poll_streak = api_.poll_streak_state(caller_);
     }
     if (options::queued_appends())
@@ -547,7 +551,24 @@ void RankProxy::run_queued_call()
   inject_compute(queued.compute_counted != 0 ? queued.compute_ns : 0);
   world_.ranks[rank_].stats.answered_in_process++;
   const double start = s4u::Engine::get_clock();
+  // A Put the process went on from as forecast (nic/put_forecast.cpp): its
+  // SEND event is checked when written, its end here.
+  const bool forecast = queued.op == ipc::Op::Put && queued.forecast.used != 0;
+  if (forecast) {
+    world_.put_forecasts++;
+    world_.ranks[rank_].put_forecast = &queued.forecast;
+  }
   const ipc::Reply answer = serve(request, nullptr);
+  world_.ranks[rank_].put_forecast = nullptr;
+  if (forecast) {
+    // (The process's clock counts whole nanoseconds.)
+    const double rounding = std::max(queued.forecast.rounding, 0.0) + 1e-9;
+    if (const double end = s4u::Engine::get_clock(); std::abs(end - queued.forecast.end) > rounding &&
+                                                     world_.put_forecast_misses++ == 0)
+      XBT_WARN("rank %u's PtlPut ended at %.12g s, its process forecast %.12g s (a bug: please report it; counted in "
+               "the report's put_forecasts)",
+               rank_, end, queued.forecast.end);
+  }
   // The process returned PTL_OK (and for an append, the handle it was
   // permitted, at once: an append takes no simulated time).
   const bool as_answered = answer.status == ipc::Status::Ok &&

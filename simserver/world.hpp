@@ -167,6 +167,9 @@ struct RankPortals {
   // the call's end, the process runs ahead of it.
   std::function<void()> answer_early;
   bool running_ahead = false;
+  // Set by the rank's proxy while it runs a PtlPut the process queued with a
+  // forecast (nic/put_forecast.hpp): the operation carries it to its SEND event.
+  const ipc::ForecastPut* put_forecast = nullptr;
 
   [[nodiscard]] uint32_t nid() const { return portals_nid(node); }
   // The rank whose Portals objects this caller uses: itself, or a lane's owner.
@@ -274,6 +277,11 @@ struct World {
   // slowed a command write beyond the fastest way of a message sent meanwhile
   // (nic/memory_work.cpp).
   uint64_t early_answer_overlaps = 0;
+  // PtlPuts the processes queued with a forecast of their end and SEND event
+  // (nic/put_forecast.hpp), and those that did not go as forecast (expected
+  // none: each is warned of).
+  uint64_t put_forecasts = 0;
+  uint64_t put_forecast_misses = 0;
 
   // Portals (nid, pid) -> rank, for delivering messages.
   std::map<std::pair<unsigned, uint32_t>, unsigned> by_address;

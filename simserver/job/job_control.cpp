@@ -241,6 +241,10 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
   // the NIC's accesses to the memory of a rank running ahead (expected none).
   out << "  \"early_answers\": {\"calls\": " << totals.early_answers
       << ", \"memory_accesses_meanwhile\": " << world_.early_answer_overlaps << "},\n";
+  // PtlPuts queued by the processes with a forecast of their end and SEND
+  // event, and those that did not go as forecast (expected none).
+  out << "  \"put_forecasts\": {\"used\": " << world_.put_forecasts << ", \"missed\": " << world_.put_forecast_misses
+      << "},\n";
   out << "  \"memory\": {\"server_max_rss_kb\": " << server_usage.ru_maxrss
       << ", \"rank_max_rss_kb\": " << rank_rss_max
       << ", \"rank_mean_max_rss_kb\": " << (ranks_measured > 0 ? rank_rss_sum / static_cast<double>(ranks_measured) : 0)

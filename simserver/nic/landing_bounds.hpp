@@ -98,6 +98,8 @@ public:
   // The earliest time the NIC of `node` can write an event it has not
   // written yet, as seen at `now` (never before `now`).
   [[nodiscard]] double earliest_write(unsigned node, double now) const;
+  // Whether the TX queues and engines of `node` hold no message.
+  [[nodiscard]] bool sends_nothing(unsigned node) const { return sending_[node] == 0; }
 
 private:
   [[nodiscard]] double wire_latency(unsigned from, unsigned to);

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace s4bxi::nic {
@@ -50,6 +51,9 @@ struct InitiatorOp {
   bool put_released = false;     // the MD it sends from no longer counts it as in flight
   bool get_released = false;     // nor the MD its reply lands in
   bool completed = false;        // its last event is out (answer, failure): later answers are ignored
+  // What the process took for its SEND event (a Put it queued with a
+  // forecast, nic/put_forecast.hpp): checked when the event is written.
+  std::optional<ipc::ForecastPut> forecast;
   // Held while the NIC may still read the initiator's memory (a DMA read of
   // the payload) or write it (a Get's or fetching atomic's reply data).
   MemoryWork initiator_memory;

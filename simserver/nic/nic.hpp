@@ -71,6 +71,11 @@ public:
   // for all NICs by judge_early_answers).
   [[nodiscard]] bool early_answer_exact(uint64_t pio_bytes);
   friend void judge_early_answers(World& world);
+  // How a PtlPut its only rank queues before `until` goes on (put_forecast.cpp),
+  // seen at `now` with `earliest_write` the earliest time the NIC can write an
+  // event not written yet (LandingBounds); until = 0 when it cannot be told.
+  [[nodiscard]] ipc::PutForecast forecast_put(double now, double earliest_write);
+  friend void configure_put_forecasts(World& world);
   // A new message (sent now, or kept for a trigger) takes its units of the
   // ranks whose memory it will touch (memory_work.cpp).
   void take_memory_work(Message& message);
@@ -139,6 +144,9 @@ private:
                      const std::vector<unsigned char>& bytes, uint64_t length, ipc::FailKind& fail);
   // The payload is out of the MD: SEND event and count, and the MD is free.
   void deliver_send_event(InitiatorOp& op, ipc::FailKind fail);
+  // Counts (and warns of) a SEND event that did not come as its process
+  // forecast it (put_forecast.cpp).
+  void check_forecast(const InitiatorOp& op, const portals::PendingEvent* posted);
   // The NIC is about to touch a rank's memory (memory_work.cpp).
   void touch_memory(const RankPortals& rank);
 
@@ -180,9 +188,17 @@ private:
   double command_write_s_ = 0; // a command's, with nothing else on the bus
   double earliest_landing_s_ = 0;
   int ranks_on_node_ = 0; // each has at most one command on its way into the queue
+  // Put forecasts (put_forecast.cpp): whether the network model makes a
+  // lone PCIe write last exactly its latency and bytes at its bandwidth, and
+  // the least RX and TX delays of any node (a Put's target and its ACK).
+  bool forecasts_exact_ = false;
+  double least_rx_s_ = 0;
+  double least_tx_s_ = 0;
 };
 
 void judge_early_answers(World& world);
+// Sets up Nic::forecast_put, after judge_early_answers.
+void configure_put_forecasts(World& world);
 // Sets World::landing up from the NICs' delays, the ranks' placement and the
 // options (landing_bounds.hpp), once the NICs exist.
 void configure_landing_bounds(World& world);

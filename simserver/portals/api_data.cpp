@@ -255,6 +255,8 @@ Reply Api::put(RankPortals& rank, const ipc::PutArgs& args)
   auto message = prepare(rank, transfer_of(args), error);
   if (not message)
     return status(error);
+  if (rank.put_forecast != nullptr) // queued by the process with a forecast: checked at its SEND event
+    message->op->forecast = *rank.put_forecast;
   std::span<const unsigned char> inline_payload;
   if (args.inline_length == args.length && args.length <= ipc::kMaxInlinePayload)
     inline_payload = std::span<const unsigned char>(args.inline_payload, args.inline_length);

@@ -7,6 +7,9 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
+#include <algorithm>
+#include <cstdint>
+
 namespace s4bxi::portals {
 
 namespace {
@@ -101,6 +104,7 @@ double mirror_queues(RankPortals& rank, ipc::QueueMirror& mirror)
       entry.first = mirror.event_count;
       entry.mirrored = 0;
       entry.dropped = queue.dropped ? 1 : 0;
+      entry.capacity = static_cast<uint32_t>(std::min<size_t>(queue.capacity, UINT32_MAX));
       for (const auto& pending : queue.events) {
         if (mirror.event_count == ipc::kMaxMirroredEvents)
           break;
@@ -112,18 +116,22 @@ double mirror_queues(RankPortals& rank, ipc::QueueMirror& mirror)
   return event_landing_time(rank);
 }
 
-void post_event(RankPortals& rank, NetworkInterface& ni, ipc::Handle eq, const ipc::Event& event, bool reserved)
+const PendingEvent* post_event(RankPortals& rank, NetworkInterface& ni, ipc::Handle eq, const ipc::Event& event,
+                               bool reserved)
 {
   EventQueue* queue = find_queue(ni, eq);
   if (queue == nullptr)
-    return;
+    return nullptr;
+  const PendingEvent* posted = nullptr;
   if (queue->events.size() >= queue->capacity && not reserved) {
     queue->dropped = true;
   } else {
     queue->events.push_back({event_landing_time(rank), event, simgrid::s4u::Engine::get_clock()});
     written(rank, queue->events.back().visible_at, event_name(event.type));
+    posted = &queue->events.back();
   }
   rank.notify();
+  return posted;
 }
 
 bool eq_full(NetworkInterface& ni, ipc::Handle eq)

@@ -19,9 +19,10 @@ double mirror_queues(RankPortals& rank, ipc::QueueMirror& mirror);
 
 // Both ignore kHandleNone and handles that no longer exist (freed meanwhile).
 // `reserved`: the event uses the slot every EQ keeps for PTL_EVENT_PT_DISABLED,
-// so it is delivered even when the queue is full.
-void post_event(RankPortals& rank, NetworkInterface& ni, ipc::Handle eq, const ipc::Event& event,
-                bool reserved = false);
+// so it is delivered even when the queue is full. Returns the event as
+// queued, or nullptr when none was (no queue; a full one: lost).
+const PendingEvent* post_event(RankPortals& rank, NetworkInterface& ni, ipc::Handle eq, const ipc::Event& event,
+                               bool reserved = false);
 // Adds to a counter, then releases the triggered operations that the new
 // count reaches.
 void post_counter(RankPortals& rank, NetworkInterface& ni, ipc::Handle ct, uint64_t success, uint64_t failure);

@@ -10,6 +10,12 @@
 #include "event_delivery.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <cmath>
+
+XBT_LOG_EXTERNAL_DEFAULT_CATEGORY(s4bxi_nic);
 
 namespace s4bxi::nic {
 
@@ -83,13 +89,44 @@ void Nic::deliver_send_event(InitiatorOp& op, ipc::FailKind fail)
     return;
   const bool success = fail == ipc::FailKind::Ok;
   const uint32_t options = op.put.md.options;
+  const portals::PendingEvent* posted = nullptr;
   if ((options & kMDEventSendDisable) == 0 && not(success && (options & kMDEventSuccessDisable) != 0)) {
     ipc::Event event = initiator_event(op, ipc::EventKind::Send, fail);
     event.mlength = op.length;
     event.rlength = op.length;
-    portals::post_event(rank, *ni, op.put.md.eq, event);
+    posted = portals::post_event(rank, *ni, op.put.md.eq, event);
   }
   count(rank, *ni, op.put, kMDEventCtSend, success, op.length);
+  if (op.forecast)
+    check_forecast(op, posted);
+}
+
+void Nic::check_forecast(const InitiatorOp& op, const portals::PendingEvent* posted)
+{
+  // The process went on from the forecast (put_forecast.cpp): it took this
+  // SEND event for the one it expected, landing when it expected (within
+  // the rounding of its nanosecond clock), or expected none.
+  const ipc::ForecastPut& forecast = *op.forecast;
+  const double rounding = std::max(forecast.rounding, 0.0) + 1e-9;
+  bool as_forecast = (posted != nullptr) == (forecast.send_event != 0);
+  if (as_forecast && posted != nullptr) {
+    const ipc::Event& a = posted->event;
+    const ipc::Event& b = forecast.event;
+    as_forecast = std::abs(posted->visible_at - forecast.send_landing) <= rounding && a.type == b.type &&
+                  a.ni_fail_type == b.ni_fail_type && a.user_ptr == b.user_ptr && a.match_bits == b.match_bits &&
+                  a.pt_index == b.pt_index && a.mlength == b.mlength && a.rlength == b.rlength &&
+                  a.hdr_data == b.hdr_data && a.remote_offset == b.remote_offset && a.start == b.start &&
+                  a.initiator.rank_or_nid == b.initiator.rank_or_nid && a.initiator.pid == b.initiator.pid &&
+                  a.uid == b.uid && a.atomic_operation == b.atomic_operation && a.atomic_type == b.atomic_type &&
+                  a.overflow_list == b.overflow_list;
+  }
+  if (as_forecast)
+    return;
+  if (world_.put_forecast_misses++ == 0)
+    XBT_WARN("rank %u's PtlPut did not go as its process forecast: its SEND event %s %.12g s, forecast %s %.12g s "
+             "(a bug: please report it; counted in the report's put_forecasts)",
+             op.rank, posted != nullptr ? "landed at" : "is none,", posted != nullptr ? posted->visible_at : 0.0,
+             forecast.send_event != 0 ? "landing at" : "none,", forecast.send_landing);
 }
 
 void Nic::note_outcome(const InitiatorOp& op, const Message& answer)

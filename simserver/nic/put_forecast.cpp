@@ -1,0 +1,90 @@
+// The forecast of a PtlPut that a process queues itself (ipc::PutForecast,
+// preload/queued_puts.hpp): when nothing but the Put itself can reach the
+// CPU-to-NIC side of the rank's node before it has left, its end and its
+// SEND event follow from the model's parameters alone.
+//
+// A queued Put's command is written over PCIe when the server runs it, then
+// the TX engine takes it (after its TX delay) and, for a payload it keeps in
+// its E2E context (s4bxi/early-send-limit), writes the SEND event, which
+// lands a PCIe write later (nic.cpp, transmit). Another command, a DMA read
+// or a message in a TX queue of the node would delay either step; with the
+// rank alone on its node none comes from another process, and what the NIC
+// could start itself (a response, a DMA read for one, a released triggered
+// operation, an E2E retransmission) comes no earlier than the NIC's next
+// event write, which LandingBounds bounds. So a Put that starts early enough
+// for its command write and TX delay to end by then goes exactly so.
+#include "nic.hpp"
+
+#include "../model_options.hpp"
+
+#include <xbt/config.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+namespace s4bxi::nic {
+
+namespace {
+
+// Whether a PCIe write alone on its route lasts exactly its latency plus its
+// bytes at the route's narrowest bandwidth (memory_work.cpp, fastest_write_s):
+// SimGrid's CM02 model with unit factors, and no TCP window narrower than
+// the route (network/TCP-gamma 0 is none).
+bool lone_writes_exact(double latency_s, double narrowest_Bps)
+{
+  if (simgrid::config::get_value<std::string>("network/model") != "CM02" ||
+      simgrid::config::get_value<double>("network/latency-factor") != 1.0 ||
+      simgrid::config::get_value<double>("network/bandwidth-factor") != 1.0)
+    return false;
+  const double gamma = simgrid::config::get_value<double>("network/TCP-gamma");
+  return gamma <= 0 || latency_s <= 0 || gamma / (2.0 * latency_s) >= narrowest_Bps;
+}
+
+} // namespace
+
+void configure_put_forecasts(World& world)
+{
+  double least_rx = std::numeric_limits<double>::infinity();
+  double least_tx = std::numeric_limits<double>::infinity();
+  for (const auto& nic : world.nics) {
+    least_rx = std::min(least_rx, nic->params_.rx_delay_s);
+    least_tx = std::min(least_tx, nic->params_.tx_delay_s);
+  }
+  for (const auto& nic : world.nics) {
+    nic->least_rx_s_ = least_rx;
+    nic->least_tx_s_ = least_tx;
+    nic->forecasts_exact_ = options::put_forecasts() && options::queued_puts() && options::local_polls() &&
+                            not nic->params_.quick_acks &&
+                            lone_writes_exact(nic->pcie_latency_s_, nic->pcie_narrowest_Bps_);
+  }
+}
+
+ipc::PutForecast Nic::forecast_put(double now, double earliest_write)
+{
+  ipc::PutForecast forecast;
+  if (not forecasts_exact_ || ranks_on_node_ != 1 || not world_.landing.sends_nothing(node_.nid) ||
+      not dma_reads_.empty() || queue(VirtualNetwork::Request).free_slots() < 1)
+    return forecast;
+  const double command = params_.model_pci_commands ? command_write_s_ : 0.0;
+  // The latest start whose command write and TX delay end by the NIC's next
+  // possible event write (its SEND then lands by the horizon too).
+  const double until = earliest_write - command - params_.tx_delay_s;
+  if (not(until > now))
+    return forecast;
+  // An event the TX engine writes lands a PCIe write later (event_delivery.cpp).
+  const double event_write = params_.pci_latency_s + kEventBytes / params_.pci_bandwidth_Bps;
+  forecast.until = until;
+  forecast.command_s = command;
+  forecast.send_landing_s = params_.tx_delay_s + event_write;
+  // Its other events here come with its answer: the target's RX engine
+  // handles it and its TX engine sends the answer, which this RX engine
+  // handles (the wires cross no time at the least).
+  forecast.own_events_s = params_.tx_delay_s + least_rx_s_ + least_tx_s_ + params_.response_delay_s + event_write;
+  const uint64_t early_send = params_.early_send_limit;
+  forecast.max_length_matching = static_cast<uint32_t>(std::min(params_.inline_limit_matching, early_send));
+  forecast.max_length_plain = static_cast<uint32_t>(std::min(params_.inline_limit_plain, early_send));
+  return forecast;
+}
+
+} // namespace s4bxi::nic
