@@ -99,6 +99,7 @@ private:
   // What its last answer told the process (for the sentence of a replay that does not match).
   double last_answer_at_ = 0;
   double last_horizon_ = 0;
+  bool answer_out_ = false; // counted in World::answers_out
   double asleep_since_ = -1; // real time since which the process sleeps in the kernel
   std::optional<job::ThreadCpuClock> rank_cpu_; // its main thread's, while it computes (s4bxi/run-ahead)
   double ran_ahead_s_ = 0;   // simulated time already let go by while the rank computed

@@ -52,6 +52,9 @@ struct RankStatistics {
   double server_waited_s = 0;
   uint64_t answers = 0;
   uint64_t wake_ups = 0;
+  // Answers given while another rank's process had an answer it had not
+  // called back on yet: processes running side by side (RankProxy::operator()).
+  uint64_t side_by_side = 0;
   uint64_t early_answers = 0; // calls answered before their simulated end (s4bxi/early-put-answer)
 
   // Adds what a lane of one of the process's threads counted.
@@ -70,6 +73,7 @@ struct RankStatistics {
     server_waited_s += lane.server_waited_s;
     answers += lane.answers;
     wake_ups += lane.wake_ups;
+    side_by_side += lane.side_by_side;
     early_answers += lane.early_answers;
   }
 };
@@ -277,6 +281,9 @@ struct World {
   // slowed a command write beyond the fastest way of a message sent meanwhile
   // (nic/memory_work.cpp).
   uint64_t early_answer_overlaps = 0;
+  // Ranks whose main thread has an answer that its proxy has not yet
+  // started waiting on the next call after (RankStatistics::side_by_side).
+  unsigned answers_out = 0;
   // PtlPuts the processes queued with a forecast of their end and SEND event
   // (nic/put_forecast.hpp), and those that did not go as forecast (expected
   // none: each is warned of).

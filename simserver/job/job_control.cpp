@@ -40,6 +40,7 @@ struct Totals {
   double server_waited_s = 0;
   uint64_t answers = 0;
   uint64_t wake_ups = 0;
+  uint64_t side_by_side = 0;
   uint64_t early_answers = 0;
 };
 
@@ -91,6 +92,7 @@ Totals totals_of(const World& world)
     totals.server_waited_s += rank.stats.server_waited_s;
     totals.answers += rank.stats.answers;
     totals.wake_ups += rank.stats.wake_ups;
+    totals.side_by_side += rank.stats.side_by_side;
     totals.early_answers += rank.stats.early_answers;
   }
   totals.server_waited_s += world.held_for_outside_s;
@@ -232,7 +234,7 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
   // Wall time spent waiting for the rank processes' calls, against wall time
   // simulating; and the answers that had to wake their process up.
   out << "  \"server_waiting\": {\"for_ranks_s\": " << totals.server_waited_s << ", \"answers\": " << totals.answers
-      << ", \"wake_ups\": " << totals.wake_ups << "},\n";
+      << ", \"wake_ups\": " << totals.wake_ups << ", \"side_by_side\": " << totals.side_by_side << "},\n";
   out << "  \"engine_rounds\": " << world_.engine_rounds << ",\n";
   // Ranks and threads parked while blocked in the kernel, and how often their
   // proxies were woken to look whether they may go on.

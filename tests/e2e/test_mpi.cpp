@@ -421,6 +421,24 @@ TEST_F(Mpi, PingpongTakesTwoRoundTripsPerMessage)
     EXPECT_LT(per_message, 2.1);
 }
 
+// Ranks answered at one simulated time run side by side: each proxy lets the
+// others due at that time answer their ranks before it waits for its own
+// process's next call (in a 16-rank allreduce nearly every answer comes while
+// another process runs; one after the other, none would).
+TEST_F(Mpi, RanksAnsweredAtOneTimeRunSideBySide)
+{
+    TempDir dir;
+    const std::string report = dir.file("report.json");
+    auto r = run({"-n", "16", "--platform", "fattree:2;4,4;1,2;1,2", "--cfg=s4bxi/compute:none", "--report", report,
+                  std::string(E2E_BINARY_DIR) + "/bench/mpi_collective_latency", "allreduce", "4", "20"});
+    expect_success(r, 16);
+    auto doc = read_json(report);
+    ASSERT_TRUE(doc && doc->is_object()) << describe(r);
+    const double answers = doc->get("server_waiting")->get("answers")->number;
+    const double side_by_side = doc->get("server_waiting")->get("side_by_side")->number;
+    EXPECT_GT(side_by_side, answers / 2) << describe(r);
+}
+
 TEST_F(Mpi, OnesidedTwoRanks)
 {
     run_checked("mpi_onesided", 2, "onesided 2 ranks");
