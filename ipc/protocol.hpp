@@ -14,7 +14,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 17;
+inline constexpr uint32_t kProtocolVersion = 18;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -647,6 +647,7 @@ struct HelloResult {
   uint32_t node_count;
   uint32_t queued_put_limit_matching;
   uint32_t queued_put_limit_plain;
+  uint32_t queued_unlinks; // s4bxi/queued-unlinks (preload/queued_unlinks.hpp)
 };
 
 // A call that the process answered itself (preload/queued_puts.hpp,
@@ -693,7 +694,7 @@ struct ForecastPut {
 };
 
 struct QueuedCall {
-  Op op; // Op::Put or Op::Append
+  Op op; // Op::Put, Op::Append or Op::Unlink
   ForecastPut forecast; // Op::Put
   uint32_t steps_before;
   LocalPolls local_polls;
@@ -703,6 +704,7 @@ struct QueuedCall {
   union {
     PutArgs put;
     AppendArgs append;
+    HandleArgs unlink; // Op::Unlink: the entry
   } args;
 };
 

@@ -7,6 +7,7 @@
 #include "ni_addressing.hpp"
 #include "portals_api_forward.hpp"
 #include "queued_puts.hpp"
+#include "queued_unlinks.hpp"
 
 #include <optional>
 
@@ -45,12 +46,26 @@ int append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ipc::ListEn
   args.entry = entry;
   if (const ipc::Handle queued = client::queue_append(args); queued != ipc::kHandleInvalid) {
     *entry_handle = abi::handle_from_wire(queued); // the server appends it with the next call
+    queued_unlinks::note_entry(args.ni, queued, entry.options, entry.min_free);
     return PTL_OK;
   }
   ipc::Reply reply;
   int rc = api::forward(request, reply);
-  if (rc == PTL_OK)
+  if (rc == PTL_OK) {
     *entry_handle = abi::handle_from_wire(reply.result.handle);
+    queued_unlinks::note_entry(args.ni, reply.result.handle, entry.options, entry.min_free);
+  }
+  return rc;
+}
+
+// PtlMEUnlink and PtlLEUnlink.
+int unlink(ipc::Handle entry)
+{
+  if (client::attached() and client::queue_unlink(entry))
+    return PTL_OK; // the server unlinks it with the next call (queued_unlinks.hpp)
+  const int rc = api::forward_handle(Op::Unlink, entry);
+  if (rc == PTL_OK)
+    queued_unlinks::forget_entry(entry);
   return rc;
 }
 
@@ -197,7 +212,7 @@ S4BXI_EXPORT int PtlMEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index,
 
 S4BXI_EXPORT int PtlMEUnlink(ptl_handle_me_t me_handle)
 {
-  return api::forward_handle(Op::Unlink, abi::handle_to_wire(me_handle));
+  return unlink(abi::handle_to_wire(me_handle));
 }
 
 S4BXI_EXPORT int PtlLEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le_t* le,
@@ -215,7 +230,7 @@ S4BXI_EXPORT int PtlLEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index,
 
 S4BXI_EXPORT int PtlLEUnlink(ptl_handle_le_t le_handle)
 {
-  return api::forward_handle(Op::Unlink, abi::handle_to_wire(le_handle));
+  return unlink(abi::handle_to_wire(le_handle));
 }
 
 S4BXI_EXPORT int PtlMESearch(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_me_t* me,

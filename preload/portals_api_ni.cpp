@@ -4,6 +4,7 @@
 #include "ni_addressing.hpp"
 #include "portals_api_forward.hpp"
 #include "queued_puts.hpp"
+#include "queued_unlinks.hpp"
 
 using namespace s4bxi;
 using namespace s4bxi::preload;
@@ -34,6 +35,7 @@ S4BXI_EXPORT void PtlFini(void)
     return;
   }
   queued_puts::forget_all();
+  queued_unlinks::forget_all();
   ipc::Request request = api::request_for(Op::Fini);
   ipc::Reply reply;
   api::forward(request, reply);
@@ -81,6 +83,7 @@ S4BXI_EXPORT int PtlNIInit(ptl_interface_t iface, unsigned int options, ptl_pid_
 S4BXI_EXPORT int PtlNIFini(ptl_handle_ni_t ni_handle)
 {
   queued_puts::forget_ni(abi::handle_to_wire(ni_handle)); // the Puts on it go to the server from now on
+  queued_unlinks::forget_ni(abi::handle_to_wire(ni_handle)); // its entries are gone with it
   return api::forward_handle(Op::NIFini, abi::handle_to_wire(ni_handle));
 }
 

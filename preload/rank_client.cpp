@@ -7,6 +7,7 @@
 #include "doorbell.hpp"
 #include "local_polls.hpp"
 #include "queued_appends.hpp"
+#include "queued_unlinks.hpp"
 #include "sim_clock.hpp"
 
 #include <atomic>
@@ -440,6 +441,7 @@ __attribute__((constructor(101))) void attach()
     fatal("libportals (s4bxi): s4bxi-simserver refused this rank process; see the server's messages\n");
   hello_result = reply.result.hello;
   queued_puts::on_hello(hello_result);
+  queued_unlinks::on_hello(hello_result.queued_unlinks != 0);
   current_state.store(State::Attached, std::memory_order_release);
   long crash_fd = -1;
   if (const char* crash_text = std::getenv(ipc::kEnvCrashFd); crash_text != nullptr and parse_int(crash_text, crash_fd)) {
@@ -641,6 +643,25 @@ ipc::Handle queue_append(const ipc::AppendArgs& args)
   local_polls::note_own_call(planned.start_ns);
   queue(call, planned, planned.start_ns);
   return entry;
+}
+
+bool queue_unlink(ipc::Handle entry)
+{
+  std::unique_lock<std::mutex> lock;
+  if (not may_queue(lock))
+    return false;
+  const sim_clock::LocalStep planned = sim_clock::plan_local_step();
+  if (not planned.possible or not queued_unlinks::admit(entry))
+    return false;
+  ipc::QueuedCall& call = channel->queued_call;
+  call.op = ipc::Op::Unlink;
+  call.args.unlink.handle = entry;
+  // An unlink takes no simulated time and makes the NIC write no event: the
+  // clock stays final and polls go on being answered here. It ends the poll
+  // streak, as any call but a poll.
+  local_polls::end_streak();
+  queue(call, planned, planned.start_ns);
+  return true;
 }
 
 int claim_lane_for_new_thread()

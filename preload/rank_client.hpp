@@ -46,6 +46,11 @@ local_polls::Answer answer_poll_locally(std::span<const ipc::Handle> queues, boo
 // must go to the server. `args` must have its payload room free.
 bool queue_put(ipc::PutArgs& args);
 
+// A PtlMEUnlink/PtlLEUnlink that the process answers itself
+// (queued_unlinks.hpp): true when it is queued for the server (the caller
+// returns PTL_OK), false when the call must go to the server.
+bool queue_unlink(ipc::Handle entry);
+
 // A PtlMEAppend/PtlLEAppend that the process answers itself
 // (queued_appends.hpp): the entry's handle when it is queued for the server
 // (the caller returns PTL_OK with it), kHandleInvalid when the call must go

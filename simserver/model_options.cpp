@@ -187,6 +187,12 @@ Option<bool> g_put_forecasts{"s4bxi/put-forecasts", nullptr,
                               "goes on answering its polls instead of asking the server after the Put (same "
                               "simulated results, one round trip less per such Put)",
                               true};
+Option<bool> g_queued_unlinks{"s4bxi/queued-unlinks", nullptr,
+                              "Let the process answer a PtlMEUnlink/PtlLEUnlink itself for an entry it appended that "
+                              "the NIC never unlinks (neither use-once nor managing its local offset with a "
+                              "min_free): the unlink goes to the server with the process's next call and happens at "
+                              "the simulated time it was made (same simulated results, one round trip less each)",
+                              true};
 Option<bool> g_queued_appends{"s4bxi/queued-appends", nullptr,
                               "Let the process answer a PtlMEAppend/PtlLEAppend itself on an allocated portal table "
                               "entry with room, with the handle the server set aside for it with its last answer: "
@@ -347,6 +353,7 @@ bool local_polls() { return g_local_polls.get(); }
 bool horizon_from_traffic() { return g_horizon_from_traffic.get(); }
 bool queued_puts() { return g_queued_puts.get(); }
 bool put_forecasts() { return g_put_forecasts.get(); }
+bool queued_unlinks() { return g_queued_unlinks.get(); }
 bool queued_appends() { return g_queued_appends.get(); }
 double sync_quantum_s() { return g_sync_quantum.get() > 0 ? g_sync_quantum.get() : 0; }
 double park_after_s() { return g_park_after.get() > 0 ? g_park_after.get() : 0; }

@@ -28,6 +28,7 @@ bool local_polls();
 bool horizon_from_traffic();
 bool queued_puts();
 bool put_forecasts();
+bool queued_unlinks();
 bool queued_appends();
 unsigned long poll_deadlock_after();
 double livelock_after_s();

@@ -556,6 +556,9 @@ void RankProxy::run_queued_call()
     name = queued.args.append.is_matching != 0 ? "PtlMEAppend" : "PtlLEAppend";
     request.args.append = queued.args.append;
     request.args.append.reserved = 1;
+  } else if (queued.op == ipc::Op::Unlink) {
+    name = "PtlMEUnlink/PtlLEUnlink";
+    request.args.handle = queued.args.unlink;
   } else {
     char text[64];
     std::snprintf(text, sizeof text, "its queued call names the operation 0x%x", static_cast<unsigned>(queued.op));
@@ -584,10 +587,11 @@ void RankProxy::run_queued_call()
                rank_, end, queued.forecast.end);
   }
   // The process returned PTL_OK (and for an append, the handle it was
-  // permitted, at once: an append takes no simulated time).
-  const bool as_answered = answer.status == ipc::Status::Ok &&
-                           (queued.op != ipc::Op::Append ||
-                            (answer.result.handle == queued.entry && s4u::Engine::get_clock() == start));
+  // permitted, at once: an append, as an unlink, takes no simulated time).
+  const bool as_answered =
+      answer.status == ipc::Status::Ok &&
+      (queued.op != ipc::Op::Append || (answer.result.handle == queued.entry && s4u::Engine::get_clock() == start)) &&
+      (queued.op != ipc::Op::Unlink || s4u::Engine::get_clock() == start);
   if (not as_answered)
     control_.finish(1, "rank " + std::to_string(rank_) + "'s " + name + " was answered by the process itself, but "
                     "not so by the server (status " + std::to_string(static_cast<unsigned>(answer.status)) +
@@ -894,7 +898,8 @@ void RankProxy::operator()()
                             .first_nid = kFirstNid,
                             .node_count = static_cast<uint32_t>(world_.nodes.size()),
                             .queued_put_limit_matching = limit(node.pio_limit_matching),
-                            .queued_put_limit_plain = limit(node.pio_limit_plain)};
+                            .queued_put_limit_plain = limit(node.pio_limit_plain),
+                            .queued_unlinks = options::queued_unlinks() ? 1U : 0U};
       reply(hello);
       continue;
     }

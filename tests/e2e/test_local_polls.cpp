@@ -3,9 +3,11 @@
 // queues settles them (an event landed, none can land before the poll period
 // ends, or the one that ends a blocked poll is shown), small PtlPuts
 // (s4bxi/queued-puts, preload/queued_puts.hpp), which the process checks and
-// queues, and appends a permit covers (s4bxi/queued-appends,
-// preload/queued_appends.hpp). They cost no round trip: the server runs them with the next call,
-// so nothing the program or the model shows may change: the program's output
+// queues (and goes on from when a forecast tells their end, s4bxi/put-forecasts),
+// appends a permit covers (s4bxi/queued-appends, preload/queued_appends.hpp),
+// and unlinks of entries the NIC never unlinks itself (s4bxi/queued-unlinks).
+// They cost no round trip: the server runs them with the next call, so
+// nothing the program or the model shows may change: the program's output
 // (its clocks), the simulated time, and every event of the NIC and the
 // network. Only the trace of the calls themselves differs (polls answered by
 // the process are POLL records, not CALLs).
@@ -31,7 +33,8 @@ protected:
         const std::string answer = local ? "yes" : "no";
         TracedRun traced = run_traced(
             {"--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:" + answer, "--cfg=s4bxi/queued-puts:" + answer,
-             "--cfg=s4bxi/queued-appends:" + answer, "--cfg=s4bxi/horizon-from-traffic:" + horizon},
+             "--cfg=s4bxi/put-forecasts:" + answer, "--cfg=s4bxi/queued-appends:" + answer,
+             "--cfg=s4bxi/queued-unlinks:" + answer, "--cfg=s4bxi/horizon-from-traffic:" + horizon},
             job);
         Outcome outcome;
         outcome.result = traced.result;
@@ -99,7 +102,7 @@ INSTANTIATE_TEST_SUITE_P(Programs, LocalPollsOf,
                                            std::pair{2, "ack_kinds"}, std::pair{2, "flow_control"},
                                            std::pair{2, "arrival_during_append"}, std::pair{1, "local_poll_refusals"},
                                            std::pair{4, "atomic_contention"}, std::pair{4, "triggered_ops"},
-                                           std::pair{2, "queued_puts"}),
+                                           std::pair{2, "queued_puts"}, std::pair{2, "queued_unlinks"}),
                          [](const auto &info) { return std::string(info.param.second); });
 
 // The polls a process answered count as Portals calls of the program, and
@@ -126,6 +129,27 @@ TEST_F(LocalPolls, QueuedPutsAreAnsweredInTheProcess)
     const json::Value *answered = queued.report->get("totals")->get("answered_in_process");
     ASSERT_NE(answered, nullptr);
     EXPECT_GE(answered->number, 2) << describe(queued.result); // the first and the last Put at least
+}
+
+// Unlinks of entries the NIC never unlinks itself are queued by the process
+// (preload/queued_unlinks.hpp): with nothing else answered in the process,
+// what it answers are those unlinks; the program sees the same results
+// (PTL_ARG_INVALID for an entry already unlinked or used up).
+TEST_F(LocalPolls, QueuedUnlinksAreAnsweredInTheProcess)
+{
+    auto run_unlinks = [&](const std::string &queued) {
+        return run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:no", "--cfg=s4bxi/queued-puts:no",
+                           "--cfg=s4bxi/queued-appends:no", "--cfg=s4bxi/queued-unlinks:" + queued},
+                          {"-n", "2", program("queued_unlinks")});
+    };
+    TracedRun on = run_unlinks("yes");
+    TracedRun off = run_unlinks("no");
+    expect_all_passed(on.result, "queued_unlinks", 2);
+    expect_all_passed(off.result, "queued_unlinks", 2);
+    expect_same_simulated_end(on.result, off.result);
+    ASSERT_TRUE(on.report.has_value() && off.report.has_value());
+    EXPECT_GE(on.report->get("totals")->get("answered_in_process")->number, 5) << describe(on.result);
+    EXPECT_EQ(off.report->get("totals")->get("answered_in_process")->number, 0) << describe(off.result);
 }
 
 // A queue the process does not know as its own (never allocated, or freed)

@@ -260,7 +260,8 @@ TEST_F(Mpi, LocalPollsChangeNothingButTheRoundTrips)
         Outcome o;
         const std::string answer = local ? "yes" : "no";
         o.result = run({"-n", "4", "--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:" + answer,
-                        "--cfg=s4bxi/queued-puts:" + answer, "--cfg=s4bxi/queued-appends:" + answer, "--report",
+                        "--cfg=s4bxi/queued-puts:" + answer, "--cfg=s4bxi/queued-appends:" + answer,
+                        "--cfg=s4bxi/queued-unlinks:" + answer, "--report",
                         report, mpi_program("mpi_collectives")});
         expect_ok(o.result, 4, kCollectiveOks);
         auto doc = read_json(report);
