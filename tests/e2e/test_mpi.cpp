@@ -400,6 +400,34 @@ TEST_F(Mpi, PutForecastsChangeNothingButTheRoundTrips)
     }
 }
 
+// A forecast needs a lone PCIe write of a command to last exactly its latency
+// and its bytes at the route's narrowest bandwidth: not under LV08's
+// correction factors, nor with the crosstraffic of writes the other way
+// eating into a link no wider than the narrowest.
+TEST_F(Mpi, PutForecastsOnlyWhereLoneWritesAreExact)
+{
+    TempDir dir;
+    for (const auto &settings : {std::vector<std::string>{"--cfg=network/model:LV08"},
+                                 std::vector<std::string>{"--cfg=network/crosstraffic:1",
+                                                          "--cfg=s4bxi/pci-transfer-cap:20e9"},
+                                 std::vector<std::string>{}}) {
+        const std::string report = dir.file("report.json");
+        std::vector<std::string> args{"-n", "2", "--cfg=s4bxi/compute:none", "--report", report};
+        args.insert(args.end(), settings.begin(), settings.end());
+        args.insert(args.end(), {std::string(E2E_BINARY_DIR) + "/bench/mpi_pingpong", "50", "8"});
+        auto r = run(args);
+        expect_success(r, 2);
+        auto doc = read_json(report);
+        ASSERT_TRUE(doc && doc->is_object()) << describe(r);
+        const double used = doc->get("put_forecasts")->get("used")->number;
+        if (settings.empty())
+            EXPECT_GT(used, 0) << describe(r);
+        else
+            EXPECT_EQ(used, 0) << describe(r);
+        EXPECT_EQ(doc->get("put_forecasts")->get("missed")->number, 0) << describe(r);
+    }
+}
+
 // Round trips per message of a 2-rank MPI ping-pong of 8 B (both ranks'): the
 // receiver waits for the Put, the sender for its ACK, nothing else (3 before
 // the forecasts, 12 before the process answered anything itself).
