@@ -27,6 +27,37 @@ const char *const kFatTree16 = "fattree:2;4,4;1,2;1,2";
 
 class Mpi : public E2ETest {
 protected:
+    // A run with its JSON report.
+    struct Reported {
+        RunResult result;
+        std::optional<json::Value> report;
+        // A number of the report by its path ({"server_waiting", "answers"}), -1 when missing.
+        [[nodiscard]] double number(std::initializer_list<const char *> path) const
+        {
+            const json::Value *value = report ? &*report : nullptr;
+            for (const char *key : path)
+                value = value != nullptr && value->is_object() ? value->get(key) : nullptr;
+            return value != nullptr ? value->number : -1;
+        }
+    };
+    Reported run_reported(const std::vector<std::string> &args)
+    {
+        TempDir dir;
+        const std::string report = dir.file("report.json");
+        std::vector<std::string> with_report{"--report", report};
+        with_report.insert(with_report.end(), args.begin(), args.end());
+        Reported r{run(with_report), read_json(report)};
+        EXPECT_TRUE(r.report && r.report->is_object()) << describe(r.result);
+        return r;
+    }
+    // The lines of an output in sorted order (ranks print in any order).
+    static std::vector<std::string> sorted_lines(const std::string &text)
+    {
+        auto ls = lines(text);
+        std::sort(ls.begin(), ls.end());
+        return ls;
+    }
+
     // Exit status 0, the summary, every expected OK line (whole lines) on
     // stdout, and no FAIL line anywhere.
     void expect_ok(const RunResult &r, int nranks, const std::vector<std::string> &ok_lines)
@@ -250,39 +281,20 @@ TEST_F(Mpi, CollectivesSixteenRanksFatTree)
 // to the server are fewer.
 TEST_F(Mpi, LocalPollsChangeNothingButTheRoundTrips)
 {
-    struct Outcome {
-        RunResult result;
-        double calls = -1, answered = -1;
+    auto run_with = [&](const std::string &answer) {
+        Reported r = run_reported({"-n", "4", "--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:" + answer,
+                                   "--cfg=s4bxi/queued-puts:" + answer, "--cfg=s4bxi/queued-appends:" + answer,
+                                   "--cfg=s4bxi/queued-unlinks:" + answer, mpi_program("mpi_collectives")});
+        expect_ok(r.result, 4, kCollectiveOks);
+        return r;
     };
-    auto run_with = [&](bool local) {
-        TempDir dir;
-        const std::string report = dir.file("report.json");
-        Outcome o;
-        const std::string answer = local ? "yes" : "no";
-        o.result = run({"-n", "4", "--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:" + answer,
-                        "--cfg=s4bxi/queued-puts:" + answer, "--cfg=s4bxi/queued-appends:" + answer,
-                        "--cfg=s4bxi/queued-unlinks:" + answer, "--report",
-                        report, mpi_program("mpi_collectives")});
-        expect_ok(o.result, 4, kCollectiveOks);
-        auto doc = read_json(report);
-        EXPECT_TRUE(doc && doc->is_object()) << describe(o.result);
-        if (doc && doc->is_object()) {
-            o.calls = doc->get("totals")->get("portals_calls")->number;
-            o.answered = doc->get("totals")->get("answered_in_process")->number;
-        }
-        return o;
-    };
-    const Outcome on = run_with(true);
-    const Outcome off = run_with(false);
-    auto sorted = [](const std::string &text) {
-        auto ls = lines(text);
-        std::sort(ls.begin(), ls.end());
-        return ls;
-    };
-    EXPECT_EQ(sorted(on.result.out), sorted(off.result.out));
-    EXPECT_EQ(on.calls, off.calls);
-    EXPECT_EQ(off.answered, 0);
-    EXPECT_GT(on.answered, on.calls / 4) << describe(on.result);
+    const Reported on = run_with("yes");
+    const Reported off = run_with("no");
+    EXPECT_EQ(sorted_lines(on.result.out), sorted_lines(off.result.out));
+    EXPECT_EQ(on.number({"totals", "portals_calls"}), off.number({"totals", "portals_calls"}));
+    EXPECT_EQ(off.number({"totals", "answered_in_process"}), 0);
+    EXPECT_GT(on.number({"totals", "answered_in_process"}), on.number({"totals", "portals_calls"}) / 4)
+        << describe(on.result);
     expect_same_simulated_end(on.result, off.result);
 }
 
@@ -314,38 +326,23 @@ TEST_F(Mpi, PollStreaksCostNoRoundPerEvent)
 // collectives see the same results and clocks, with fewer round trips.
 TEST_F(Mpi, HorizonFromTrafficChangesNothingButTheRoundTrips)
 {
-    struct Outcome {
-        RunResult result;
-        double round_trips = -1;
-    };
-    auto run_with = [&](const std::string &horizon, int ranks, const std::vector<std::string> &job) {
-        TempDir dir;
-        const std::string report = dir.file("report.json");
-        Outcome o;
-        std::vector<std::string> args{"-n", std::to_string(ranks), "--cfg=s4bxi/compute:none",
-                                      "--cfg=s4bxi/horizon-from-traffic:" + horizon, "--report", report};
-        args.insert(args.end(), job.begin(), job.end());
-        o.result = run(args);
-        auto doc = read_json(report);
-        EXPECT_TRUE(doc && doc->is_object()) << describe(o.result);
-        if (doc && doc->is_object())
-            o.round_trips = doc->get("server_waiting")->get("answers")->number;
-        return o;
-    };
-    auto sorted = [](const std::string &text) {
-        auto ls = lines(text);
-        std::sort(ls.begin(), ls.end());
-        return ls;
-    };
     for (const auto &[ranks, job] :
          {std::pair{2, std::vector<std::string>{mpi_program("mpi_pingpong"), "50", "4096"}},
           std::pair{4, std::vector<std::string>{mpi_program("mpi_collectives")}}}) {
-        const Outcome far = run_with("yes", ranks, job);
-        const Outcome near = run_with("no", ranks, job);
+        auto run_with = [&, &ranks = ranks, &job = job](const std::string &horizon) {
+            std::vector<std::string> args{"-n", std::to_string(ranks), "--cfg=s4bxi/compute:none",
+                                          "--cfg=s4bxi/horizon-from-traffic:" + horizon};
+            args.insert(args.end(), job.begin(), job.end());
+            return run_reported(args);
+        };
+        const Reported far = run_with("yes");
+        const Reported near = run_with("no");
         EXPECT_EQ(far.result.exit_code, 0) << describe(far.result);
-        EXPECT_EQ(sorted(far.result.out), sorted(near.result.out)) << describe(far.result) << describe(near.result);
+        EXPECT_EQ(sorted_lines(far.result.out), sorted_lines(near.result.out)) << describe(far.result)
+                                                                             << describe(near.result);
         expect_same_simulated_end(far.result, near.result);
-        EXPECT_LT(far.round_trips, near.round_trips) << describe(far.result) << describe(near.result);
+        EXPECT_LT(far.number({"server_waiting", "answers"}), near.number({"server_waiting", "answers"}))
+            << describe(far.result) << describe(near.result);
     }
 }
 
@@ -356,47 +353,28 @@ TEST_F(Mpi, HorizonFromTrafficChangesNothingButTheRoundTrips)
 // Put: 2 per ping-pong message instead of 3.
 TEST_F(Mpi, PutForecastsChangeNothingButTheRoundTrips)
 {
-    struct Outcome {
-        RunResult result;
-        double answers = -1, used = -1, missed = -1;
-    };
-    auto run_with = [&](const std::string &forecasts, int ranks, const std::vector<std::string> &job) {
-        TempDir dir;
-        const std::string report = dir.file("report.json");
-        Outcome o;
-        // One rank per node: a rank that shares its node gets no forecast.
-        std::vector<std::string> args{"-n", std::to_string(ranks), "--platform",
-                                      "fattree:1;" + std::to_string(ranks) + ";1;1", "--cfg=s4bxi/compute:none",
-                                      "--cfg=s4bxi/put-forecasts:" + forecasts, "--report", report};
-        args.insert(args.end(), job.begin(), job.end());
-        o.result = run(args);
-        auto doc = read_json(report);
-        EXPECT_TRUE(doc && doc->is_object()) << describe(o.result);
-        if (doc && doc->is_object()) {
-            o.answers = doc->get("server_waiting")->get("answers")->number;
-            o.used = doc->get("put_forecasts")->get("used")->number;
-            o.missed = doc->get("put_forecasts")->get("missed")->number;
-        }
-        return o;
-    };
-    auto sorted = [](const std::string &text) {
-        auto ls = lines(text);
-        std::sort(ls.begin(), ls.end());
-        return ls;
-    };
     for (const auto &[ranks, job] :
          {std::pair{2, std::vector<std::string>{mpi_program("mpi_pingpong"), "200", "8"}},
           std::pair{4, std::vector<std::string>{mpi_program("mpi_collectives")}}}) {
-        const Outcome with = run_with("yes", ranks, job);
-        const Outcome without = run_with("no", ranks, job);
+        // One rank per node: a rank that shares its node gets no forecast.
+        auto run_with = [&, &ranks = ranks, &job = job](const std::string &forecasts) {
+            std::vector<std::string> args{"-n", std::to_string(ranks), "--platform",
+                                          "fattree:1;" + std::to_string(ranks) + ";1;1", "--cfg=s4bxi/compute:none",
+                                          "--cfg=s4bxi/put-forecasts:" + forecasts};
+            args.insert(args.end(), job.begin(), job.end());
+            return run_reported(args);
+        };
+        const Reported with = run_with("yes");
+        const Reported without = run_with("no");
         EXPECT_EQ(with.result.exit_code, 0) << describe(with.result);
-        EXPECT_EQ(sorted(with.result.out), sorted(without.result.out)) << describe(with.result)
-                                                                       << describe(without.result);
+        EXPECT_EQ(sorted_lines(with.result.out), sorted_lines(without.result.out)) << describe(with.result)
+                                                                                 << describe(without.result);
         expect_same_simulated_end(with.result, without.result);
-        EXPECT_GT(with.used, 0) << describe(with.result);
-        EXPECT_EQ(with.missed, 0) << describe(with.result);
-        EXPECT_EQ(without.used, 0) << describe(without.result);
-        EXPECT_LT(with.answers, without.answers) << describe(with.result) << describe(without.result);
+        EXPECT_GT(with.number({"put_forecasts", "used"}), 0) << describe(with.result);
+        EXPECT_EQ(with.number({"put_forecasts", "missed"}), 0) << describe(with.result);
+        EXPECT_EQ(without.number({"put_forecasts", "used"}), 0) << describe(without.result);
+        EXPECT_LT(with.number({"server_waiting", "answers"}), without.number({"server_waiting", "answers"}))
+            << describe(with.result) << describe(without.result);
     }
 }
 
@@ -406,25 +384,20 @@ TEST_F(Mpi, PutForecastsChangeNothingButTheRoundTrips)
 // eating into a link no wider than the narrowest.
 TEST_F(Mpi, PutForecastsOnlyWhereLoneWritesAreExact)
 {
-    TempDir dir;
     for (const auto &settings : {std::vector<std::string>{"--cfg=network/model:LV08"},
                                  std::vector<std::string>{"--cfg=network/crosstraffic:1",
                                                           "--cfg=s4bxi/pci-transfer-cap:20e9"},
                                  std::vector<std::string>{}}) {
-        const std::string report = dir.file("report.json");
-        std::vector<std::string> args{"-n", "2", "--cfg=s4bxi/compute:none", "--report", report};
+        std::vector<std::string> args{"-n", "2", "--cfg=s4bxi/compute:none"};
         args.insert(args.end(), settings.begin(), settings.end());
         args.insert(args.end(), {std::string(E2E_BINARY_DIR) + "/bench/mpi_pingpong", "50", "8"});
-        auto r = run(args);
-        expect_success(r, 2);
-        auto doc = read_json(report);
-        ASSERT_TRUE(doc && doc->is_object()) << describe(r);
-        const double used = doc->get("put_forecasts")->get("used")->number;
+        const Reported r = run_reported(args);
+        expect_success(r.result, 2);
         if (settings.empty())
-            EXPECT_GT(used, 0) << describe(r);
+            EXPECT_GT(r.number({"put_forecasts", "used"}), 0) << describe(r.result);
         else
-            EXPECT_EQ(used, 0) << describe(r);
-        EXPECT_EQ(doc->get("put_forecasts")->get("missed")->number, 0) << describe(r);
+            EXPECT_EQ(r.number({"put_forecasts", "used"}), 0) << describe(r.result);
+        EXPECT_EQ(r.number({"put_forecasts", "missed"}), 0) << describe(r.result);
     }
 }
 
@@ -433,16 +406,12 @@ TEST_F(Mpi, PutForecastsOnlyWhereLoneWritesAreExact)
 // the forecasts, 12 before the process answered anything itself).
 TEST_F(Mpi, PingpongTakesTwoRoundTripsPerMessage)
 {
-    TempDir dir;
     std::vector<double> answers;
     for (const char *iterations : {"200", "400"}) {
-        const std::string report = dir.file(std::string("run") + iterations + ".json");
-        auto r = run({"-n", "2", "--cfg=s4bxi/compute:none", "--report", report,
-                      std::string(E2E_BINARY_DIR) + "/bench/mpi_pingpong", iterations, "8"});
-        expect_success(r, 2);
-        auto doc = read_json(report);
-        ASSERT_TRUE(doc && doc->is_object()) << describe(r);
-        answers.push_back(doc->get("server_waiting")->get("answers")->number);
+        const Reported r = run_reported({"-n", "2", "--cfg=s4bxi/compute:none",
+                                         std::string(E2E_BINARY_DIR) + "/bench/mpi_pingpong", iterations, "8"});
+        expect_success(r.result, 2);
+        answers.push_back(r.number({"server_waiting", "answers"}));
     }
     // 200 more iterations: 400 more messages (start-up and teardown cancel out).
     const double per_message = (answers[1] - answers[0]) / 400;
@@ -456,16 +425,12 @@ TEST_F(Mpi, PingpongTakesTwoRoundTripsPerMessage)
 // another process runs; one after the other, none would).
 TEST_F(Mpi, RanksAnsweredAtOneTimeRunSideBySide)
 {
-    TempDir dir;
-    const std::string report = dir.file("report.json");
-    auto r = run({"-n", "16", "--platform", "fattree:2;4,4;1,2;1,2", "--cfg=s4bxi/compute:none", "--report", report,
-                  std::string(E2E_BINARY_DIR) + "/bench/mpi_collective_latency", "allreduce", "4", "20"});
-    expect_success(r, 16);
-    auto doc = read_json(report);
-    ASSERT_TRUE(doc && doc->is_object()) << describe(r);
-    const double answers = doc->get("server_waiting")->get("answers")->number;
-    const double side_by_side = doc->get("server_waiting")->get("side_by_side")->number;
-    EXPECT_GT(side_by_side, answers / 2) << describe(r);
+    const Reported r = run_reported({"-n", "16", "--platform", "fattree:2;4,4;1,2;1,2", "--cfg=s4bxi/compute:none",
+                                     std::string(E2E_BINARY_DIR) + "/bench/mpi_collective_latency", "allreduce", "4",
+                                     "20"});
+    expect_success(r.result, 16);
+    EXPECT_GT(r.number({"server_waiting", "side_by_side"}), r.number({"server_waiting", "answers"}) / 2)
+        << describe(r.result);
 }
 
 TEST_F(Mpi, OnesidedTwoRanks)
