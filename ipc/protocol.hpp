@@ -14,7 +14,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 18;
+inline constexpr uint32_t kProtocolVersion = 19;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -650,17 +650,6 @@ struct HelloResult {
   uint32_t queued_unlinks; // s4bxi/queued-unlinks (preload/queued_unlinks.hpp)
 };
 
-// A call that the process answered itself (preload/queued_puts.hpp,
-// preload/queued_appends.hpp and rank_client.cpp): a
-// PtlPut whose arguments it checked as the server does and whose payload it
-// captured (a BXI CPU writes a small payload into the command during the
-// call anyway), or a PtlMEAppend/PtlLEAppend that an AppendPermit allowed.
-// It waits in the channel (Channel::queued_call) for the process's next
-// exchange, or for the server to take it (at a liveness period, when it
-// parks the rank, at a PMI command); the server then runs it at its
-// simulated time: after the first `steps_before` polls the process answered
-// since its last request (`local_polls`: their queues then) and the compute
-// after them, before anything the process did next.
 // How a PtlPut that the process queues itself (QueuedCall) goes on, told
 // with each reply when the server can tell before the Put is made
 // (nic/put_forecast.cpp): the rank is alone on its node, its NIC sends
@@ -693,6 +682,22 @@ struct ForecastPut {
   Event event{};
 };
 
+// How many calls a process may leave queued between two exchanges.
+inline constexpr unsigned kMaxQueuedCalls = 8;
+
+// A call that the process answered itself (preload/queued_puts.hpp,
+// preload/queued_appends.hpp, preload/queued_unlinks.hpp and
+// rank_client.cpp): a PtlPut whose arguments it checked as the server does
+// and whose payload it captured (a BXI CPU writes a small payload into the
+// command during the call anyway), a PtlMEAppend/PtlLEAppend that an
+// AppendPermit allowed, or an unlink of an entry that surely exists. Up to
+// kMaxQueuedCalls of them wait in the channel (Channel::queued_calls) for
+// the process's next exchange, or for the server to take them (at a liveness
+// period, when it parks the rank, at a PMI command); the server then runs
+// each at its simulated time, in their order: after the first
+// `steps_before` polls the process answered since its last request
+// (`local_polls`: their queues then) and the compute after them, before
+// anything the process did next.
 struct QueuedCall {
   Op op; // Op::Put, Op::Append or Op::Unlink
   ForecastPut forecast; // Op::Put

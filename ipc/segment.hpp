@@ -200,19 +200,20 @@ struct alignas(64) Channel {
   // Written by the server with each reply: what the process may append
   // itself (ipc::AppendPermit, preload/queued_appends.hpp).
   alignas(64) AppendPermit append_permits[kMaxAppendPermits];
-  // A call the process answered itself (ipc::QueuedCall), waiting for the
-  // server: the process fills `queued_call` and sets `queued_state`
-  // (kQueuedCallWaiting) only while it is kQueuedCallNone; only the server
-  // sets it back, once it has copied the call. Sequentially consistent, as
-  // `parked`: either the server sees the call when it parks the rank, or the
-  // process sees `parked`.
+  // Calls the process answered itself (ipc::QueuedCall), waiting for the
+  // server in the order they were made. `queued_state` counts them: the
+  // process fills the next entry, then counts it by a compare-and-swap from
+  // the count before; the server claims them (kQueuedCallsClaimed), copies
+  // and runs them, and only its next reply sets the count back to zero (a
+  // call queued after the claim fails its swap, and goes to the server).
+  // Sequentially consistent, as `parked`: either the server sees a call when
+  // it parks the rank, or the process sees `parked`.
   alignas(64) std::atomic<uint32_t> queued_state;
-  QueuedCall queued_call;
+  QueuedCall queued_calls[kMaxQueuedCalls];
   // The other threads' own ways to the server.
   Lane lanes[kMaxLanes];
 };
-inline constexpr uint32_t kQueuedCallNone = 0;
-inline constexpr uint32_t kQueuedCallWaiting = 1;
+inline constexpr uint32_t kQueuedCallsClaimed = 1U << 31;
 
 // The segment's layout: a header page, a scheduling page, then one channel
 // per rank, each on pages of its own, so that a rank can map its own channel

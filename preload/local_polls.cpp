@@ -229,27 +229,29 @@ void note_own_call(int64_t at_ns)
     horizon_ns = std::min(horizon_ns, at_ns + event_write_ns);
 }
 
-bool expect_own_put(const queued_puts::Forecast& forecast)
+bool expects_own_put(const queued_puts::Forecast& forecast)
 {
   if (horizon_ns == 0)
     return false;
+  if (not forecast.send_event)
+    return true;
+  // The NIC writes it after every event already in its queue (they land in
+  // the order they are written); none it has not written yet lands before
+  // the horizon. The queue must have room for it then: its events not taken
+  // by now, at most (the process may take some before it).
+  const Queue* queue = find(forecast.eq);
   const int64_t horizon = std::min(horizon_ns, forecast.own_events_ns);
-  Queue* queue = nullptr;
-  if (forecast.send_event) {
-    // The NIC writes it after every event already in its queue (they land
-    // in the order they are written); none it has not written yet lands
-    // before the horizon. The queue must have room for it then: its events
-    // not taken by now, at most (the process may take some before it).
-    queue = find(forecast.eq);
-    if (queue == nullptr || queue->dropped || queue->beyond > 0 || queue->mirrored == ipc::kMaxMirroredEvents ||
-        queue->mirrored - queue->taken >= queue->capacity || forecast.send_landing_ns + margin_ns >= horizon)
-      return false;
-  }
-  if (queue != nullptr)
-    queue->events[queue->mirrored++] = {forecast.send_landing_ns, forecast.event};
-  horizon_ns = horizon;
+  return queue != nullptr && not queue->dropped && queue->beyond == 0 && queue->mirrored < ipc::kMaxMirroredEvents &&
+         queue->mirrored - queue->taken < queue->capacity && forecast.send_landing_ns + margin_ns < horizon;
+}
+
+void expect_own_put(const queued_puts::Forecast& forecast)
+{
+  if (forecast.send_event)
+    if (Queue* queue = find(forecast.eq); queue != nullptr && queue->mirrored < ipc::kMaxMirroredEvents)
+      queue->events[queue->mirrored++] = {forecast.send_landing_ns, forecast.event};
+  horizon_ns = std::min(horizon_ns, forecast.own_events_ns);
   streak.end();
-  return true;
 }
 
 int64_t rounding_margin_ns()

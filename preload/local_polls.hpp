@@ -58,13 +58,15 @@ void end_streak();
 // PCIe write later, which the horizon no longer goes beyond.
 void note_own_call(int64_t at_ns);
 
-// A Put of the process's own, queued with a forecast (queued_puts.hpp): it
-// ends the poll streak, its SEND event (when it makes one) joins the end of
-// its queue, landing when forecast, and no other event of it lands before
-// `own_events_ns`, which the horizon no longer goes beyond. False (nothing
-// changed): the mirror cannot tell where the SEND event goes (its queue not
-// shown whole, or full), or it lands too close to the horizon.
-bool expect_own_put(const queued_puts::Forecast& forecast);
+// A Put of the process's own, queued with a forecast (queued_puts.hpp):
+// whether the mirror can take it in (false: it cannot tell where the SEND
+// event goes, its queue not shown whole or full, or it lands too close to
+// the horizon); then, once the Put is queued, takes it in: it ends the poll
+// streak, its SEND event (when it makes one) joins the end of its queue,
+// landing when forecast, and no other event of it lands before
+// `own_events_ns`, which the horizon no longer goes beyond.
+bool expects_own_put(const queued_puts::Forecast& forecast);
+void expect_own_put(const queued_puts::Forecast& forecast);
 
 // The rounding margin between the process's clock and the server's, now.
 int64_t rounding_margin_ns();

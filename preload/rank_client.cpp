@@ -554,35 +554,46 @@ local_polls::Answer answer_poll_locally(std::span<const ipc::Handle> queues, boo
 
 namespace {
 
-// Whether a call may be answered in the process now: as a local poll
-// (answer_poll_locally), not while the clock is behind the rank's simulated
-// time, nor while another thread is in a call; and one call at a time, the
-// previous one taken by the server. The caller then holds `lock`.
+// Whether a call may be answered in the process now, as a local poll may
+// (answer_poll_locally), but also while the clock waits for the end of a
+// queued Put (the server times what is queued after it from the compute
+// between the calls; the process reads no clock, and answers no poll, before
+// its next reply). The caller then holds `lock`.
 bool may_queue(std::unique_lock<std::mutex>& lock)
 {
-  if (not may_answer_in_process() or
-      channel->queued_state.load(std::memory_order_seq_cst) != ipc::kQueuedCallNone)
+  if (state() != State::Attached or in_exchange or channel->parked.load(std::memory_order_seq_cst) != 0 or
+      lanes_taken.load(std::memory_order_seq_cst) or own_lane != nullptr)
     return false;
   lock = std::unique_lock(channel_mutex, std::try_to_lock);
   return lock.owns_lock();
 }
 
-// Leaves `call` (its op and arguments filled) in the channel, at the rank's
-// clock, after the polls answered so far (ipc::QueuedCall); the clock moves
-// on to `end_ns`, the call's end.
-void queue(ipc::QueuedCall& call, const sim_clock::LocalStep& planned, int64_t end_ns)
+// Leaves `call` (its op and arguments filled) in the channel after the calls
+// already there, at the rank's clock, after the polls answered so far
+// (ipc::QueuedCall); the clock moves on to `end_ns`, the call's end. False,
+// with nothing changed, when the queue is full or the server claimed it
+// meanwhile: the call goes to the server.
+bool queue(const ipc::QueuedCall& call, const sim_clock::LocalStep& planned, int64_t end_ns)
 {
-  call.local_polls = local_polls::report_so_far();
-  call.steps_before = call.local_polls.count;
-  call.compute_ns = planned.burst_cpu_ns;
-  call.compute_counted = planned.counted ? 1 : 0;
+  const uint32_t count = channel->queued_state.load(std::memory_order_seq_cst);
+  if ((count & ipc::kQueuedCallsClaimed) != 0 || count >= ipc::kMaxQueuedCalls)
+    return false;
+  ipc::QueuedCall& slot = channel->queued_calls[count];
+  slot = call;
+  slot.local_polls = local_polls::report_so_far();
+  slot.steps_before = slot.local_polls.count;
+  slot.compute_ns = planned.burst_cpu_ns;
+  slot.compute_counted = planned.counted ? 1 : 0;
+  uint32_t expected = count;
+  if (not channel->queued_state.compare_exchange_strong(expected, count + 1, std::memory_order_seq_cst))
+    return false;
   if (planned.counted)
     local_polls::note_truncated_compute();
   sim_clock::take_local_step(planned, end_ns);
-  channel->queued_state.store(ipc::kQueuedCallWaiting, std::memory_order_seq_cst);
   // Parked meanwhile: the server may have looked before the call was there.
   if (channel->parked.load(std::memory_order_seq_cst) != 0)
     sync_exchange();
+  return true;
 }
 
 } // namespace
@@ -595,29 +606,34 @@ bool queue_put(ipc::PutArgs& args)
   const sim_clock::LocalStep planned = sim_clock::plan_local_step();
   if (not planned.possible)
     return false;
-  ipc::QueuedCall& call = channel->queued_call;
+  ipc::QueuedCall call{};
   call.op = ipc::Op::Put;
   call.args.put = args;
-  call.forecast = {};
   // The Put ends when its command is written. When the latest reply's
-  // forecast covers it, the process knows when, and its SEND event: it goes
-  // on answering polls (nic/put_forecast.cpp). Else only the server knows:
-  // the clock is synced before it is read, and no poll is answered here
-  // until the next reply.
+  // forecast covers it (and the clock is not waiting for a Put before it),
+  // the process knows when, and its SEND event: it goes on answering polls
+  // (nic/put_forecast.cpp). Else only the server knows: the clock is synced
+  // before it is read, and no poll is answered here until the next reply.
   const int64_t margin = local_polls::rounding_margin_ns() + (planned.counted ? 1 : 0);
-  const queued_puts::Forecast forecast = queued_puts::forecast(args, put_forecast, planned.start_ns, margin);
-  if (forecast.usable && local_polls::expect_own_put(forecast)) {
+  const queued_puts::Forecast forecast =
+      clock_pending.load(std::memory_order_relaxed)
+          ? queued_puts::Forecast{}
+          : queued_puts::forecast(args, put_forecast, planned.start_ns, margin);
+  if (forecast.usable && local_polls::expects_own_put(forecast)) {
     call.forecast.used = 1;
     call.forecast.send_event = forecast.send_event ? 1 : 0;
     call.forecast.end = static_cast<double>(forecast.end_ns) * 1e-9;
     call.forecast.send_landing = static_cast<double>(forecast.send_landing_ns) * 1e-9;
     call.forecast.event = forecast.event;
     call.forecast.rounding = static_cast<double>(margin) * 1e-9;
-    queue(call, planned, forecast.end_ns);
+    if (not queue(call, planned, forecast.end_ns))
+      return false;
+    local_polls::expect_own_put(forecast);
     return true;
   }
+  if (not queue(call, planned, planned.start_ns))
+    return false;
   clock_pending.store(true, std::memory_order_relaxed);
-  queue(call, planned, planned.start_ns);
   return true;
 }
 
@@ -632,16 +648,19 @@ ipc::Handle queue_append(const ipc::AppendArgs& args)
   const ipc::Handle entry = queued_appends::admit(args);
   if (entry == ipc::kHandleInvalid)
     return entry;
-  ipc::QueuedCall& call = channel->queued_call;
+  ipc::QueuedCall call{};
   call.op = ipc::Op::Append;
   call.entry = entry;
   call.args.append = args;
+  // (Not queued: the permit is spent, and the server appends it with an
+  // index of its own.)
+  if (not queue(call, planned, planned.start_ns))
+    return ipc::kHandleInvalid;
   // An append takes no simulated time: the clock stays final, and polls go
   // on being answered here (its events land after the horizon). It ends
   // the poll streak, as any call but a poll.
   local_polls::end_streak();
   local_polls::note_own_call(planned.start_ns);
-  queue(call, planned, planned.start_ns);
   return entry;
 }
 
@@ -653,14 +672,16 @@ bool queue_unlink(ipc::Handle entry)
   const sim_clock::LocalStep planned = sim_clock::plan_local_step();
   if (not planned.possible or not queued_unlinks::admit(entry))
     return false;
-  ipc::QueuedCall& call = channel->queued_call;
+  ipc::QueuedCall call{};
   call.op = ipc::Op::Unlink;
   call.args.unlink.handle = entry;
+  // (Not queued: the server unlinks it, and the entry is forgotten all the same.)
+  if (not queue(call, planned, planned.start_ns))
+    return false;
   // An unlink takes no simulated time and makes the NIC write no event: the
   // clock stays final and polls go on being answered here. It ends the poll
   // streak, as any call but a poll.
   local_polls::end_streak();
-  queue(call, planned, planned.start_ns);
   return true;
 }
 

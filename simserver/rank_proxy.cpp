@@ -187,7 +187,7 @@ RankProxy::Wake RankProxy::wait_for_request()
       // so the rest of the simulation may go on up to it meanwhile.
       const double bound = running_bound();
       if (bound > s4u::Engine::get_clock() + 1e-9) {
-        run_queued_call();
+        run_queued_calls();
         replay_published_polls();
         caller_.awaiting_request = false;
         ran_ahead_s_ += bound - s4u::Engine::get_clock();
@@ -211,7 +211,7 @@ RankProxy::Wake RankProxy::wait_for_request()
       // makes no call (it spins on memory, or blocks in the kernel): at its
       // own simulated time, whenever it is taken.
       if (main_lane)
-        run_queued_call();
+        run_queued_calls();
       if (std::string deadlock = stall.tick(world_, caller_); not deadlock.empty())
         control_.finish(job::kDeadlockStatus, deadlock);
       if (asleep_for_long()) {
@@ -237,7 +237,7 @@ RankProxy::Wake RankProxy::wait_for_request()
       // comes first; then this proxy steps aside, at the same simulated time.
       attention.fetch_and(~ipc::kAttentionSibling);
       if (main_lane) {
-        run_queued_call();
+        run_queued_calls();
         replay_published_polls();
       }
       if (request_bell.current() == requests_seen_ && sibling_call_waits()) {
@@ -251,7 +251,7 @@ RankProxy::Wake RankProxy::wait_for_request()
       // A thread took a lane: what the process answered itself comes first
       // (from now on it answers nothing itself), then the thread's calls.
       attention.fetch_and(~ipc::kAttentionLane);
-      run_queued_call();
+      run_queued_calls();
       replay_published_polls();
       open_lanes(world_, api_, pmi_, control_, caller_);
     }
@@ -327,7 +327,7 @@ void RankProxy::park()
   // either the rank's next call is seen here, or the rank sends a notice.
   rank.parked_flag().store(1, std::memory_order_seq_cst);
   if (rank.lane == nullptr) {
-    run_queued_call(); // after `parked`: a call queued later is followed by a Sync
+    run_queued_calls(); // after `parked`: a call queued later is followed by a Sync
     replay_published_polls(); // after `parked`: a poll answered later is left to the server
     // Lanes its threads took: from now on, whoever handles their notices opens them.
     rank.attention().fetch_and(~ipc::kAttentionLane);
@@ -428,6 +428,11 @@ void RankProxy::reply(ipc::Reply reply)
     last_answer_at_ = reply.now;
     last_horizon_ = reply.horizon;
     ran_ahead_s_ = 0;
+    // The calls it queued were run (claimed): it may queue again from here.
+    if (queued_claimed_) {
+      channel->queued_state.store(0, std::memory_order_seq_cst);
+      queued_claimed_ = false;
+    }
     if (not answer_out_) {
       if (world_.answers_out > 0)
         caller_.stats.side_by_side++;
@@ -528,20 +533,40 @@ void RankProxy::replay_published_polls()
   replay_local_polls(polls, claimed);
 }
 
-void RankProxy::run_queued_call()
+void RankProxy::run_queued_calls()
 {
   ipc::Channel* channel = world_.processes->channel(rank_);
-  const uint32_t state = channel->queued_state.load(std::memory_order_seq_cst);
-  if (state == ipc::kQueuedCallNone)
+  // Claimed when there are some (none: a call queued from now on is seen
+  // the next time, or the process sees `parked`): the process queues no more
+  // until the next reply.
+  uint32_t state = channel->queued_state.load(std::memory_order_seq_cst);
+  // Only this proxy sets the claim, and only its reply takes it back: any
+  // other word there is the program's stray write.
+  auto check = [&](uint32_t seen) {
+    const bool claimed = (seen & ipc::kQueuedCallsClaimed) != 0;
+    if (claimed != queued_claimed_ || (seen & ~ipc::kQueuedCallsClaimed) > ipc::kMaxQueuedCalls) {
+      char text[64];
+      std::snprintf(text, sizeof text, "its queued calls count 0x%x", seen);
+      overwritten(text);
+    }
+  };
+  check(state);
+  while (not queued_claimed_ && state != 0 &&
+         not channel->queued_state.compare_exchange_weak(state, state | ipc::kQueuedCallsClaimed,
+                                                         std::memory_order_seq_cst))
+    check(state);
+  if (queued_claimed_ || state == 0)
     return;
-  if (state != ipc::kQueuedCallWaiting) {
-    char text[64];
-    std::snprintf(text, sizeof text, "its queued call is in state 0x%x", state);
-    overwritten(text);
+  queued_claimed_ = true;
+  for (uint32_t i = 0; i < state; ++i) {
+    // Copied: the channel is the process's to write.
+    const ipc::QueuedCall queued = channel->queued_calls[i];
+    run_queued_call(queued);
   }
-  // Copied before it is given back: from then on the process may queue the next.
-  const ipc::QueuedCall queued = channel->queued_call;
-  channel->queued_state.store(ipc::kQueuedCallNone, std::memory_order_seq_cst);
+}
+
+void RankProxy::run_queued_call(const ipc::QueuedCall& queued)
+{
   ipc::Request request{};
   request.op = queued.op;
   const char* name = "PtlPut";
@@ -852,7 +877,7 @@ void RankProxy::operator()()
       // What the process did itself before it wrote the PMI command: the
       // command is served at once, in simulated time (a barrier waits for
       // the other ranks), and nothing of it may be replayed after.
-      run_queued_call();
+      run_queued_calls();
       replay_published_polls();
       // The compute before a PMI command is only known at the next call on
       // the channel, and injected then.
@@ -907,7 +932,7 @@ void RankProxy::operator()()
     // before a queued call, the queued call, the polls since (inside the
     // same MPI call, or not, as the call itself, for want of finer word).
     rank.call_inside_library = (request.flags & ipc::kRequestInsideLibrary) != 0;
-    run_queued_call();
+    run_queued_calls();
     replay_local_polls(request.local_polls, request.local_polls.count);
     steps_replayed_ = 0; // the process starts its steps again after this request
     inject_compute(request.compute_ns);

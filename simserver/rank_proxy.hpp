@@ -69,10 +69,11 @@ private:
   // command, a park): claims the polls it has published since its last
   // reply and replays them, at the times they were made (ipc::PublishedPolls).
   void replay_published_polls();
-  // A call the process answered itself (ipc::QueuedCall), if one waits in
-  // the channel: run at its simulated time, after the polls before it and
-  // before what the process did next.
-  void run_queued_call();
+  // The calls the process answered itself (ipc::QueuedCall) that wait in
+  // the channel, in their order: each run at its simulated time, after the
+  // polls before it and before what the process did next.
+  void run_queued_calls();
+  void run_queued_call(const ipc::QueuedCall& queued);
   // A Portals call, a sleep or a sync, with its statistics and trace. With
   // `answered_early`, a PtlPut, PtlGet or atomic may be answered once its
   // arguments are checked (then *answered_early is true, and the reply sent).
@@ -100,6 +101,7 @@ private:
   double last_answer_at_ = 0;
   double last_horizon_ = 0;
   bool answer_out_ = false; // counted in World::answers_out
+  bool queued_claimed_ = false; // it claimed the calls queued in the channel (run_queued_calls)
   double asleep_since_ = -1; // real time since which the process sleeps in the kernel
   std::optional<job::ThreadCpuClock> rank_cpu_; // its main thread's, while it computes (s4bxi/run-ahead)
   double ran_ahead_s_ = 0;   // simulated time already let go by while the rank computed
