@@ -55,6 +55,18 @@ static inline ptl_handle_me_t cf_append(ptl_handle_ni_t ni, ptl_pt_index_t pt, v
     return h;
 }
 
+/* A matching physical NI of this process, and in `map` the physical
+ * addresses of the job's first `n` ranks (the logical NI's map). */
+static inline ptl_handle_ni_t cf_physical_ni(ptl_handle_ni_t logical, ptl_process_t *map, ptl_size_t n)
+{
+    ptl_handle_ni_t phys;
+    ptl_ni_limits_t actual;
+    ptl_size_t mapped = 0;
+    E2E_OK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, NULL, &actual, &phys));
+    E2E_OK(PtlGetMap(logical, n, map, &mapped));
+    return phys;
+}
+
 /* The next event of `eq`, or PTL_EQ_EMPTY after CF_TIMEOUT_MS of simulated time. */
 static inline int cf_next(ptl_handle_eq_t eq, ptl_event_t *ev)
 {

@@ -109,12 +109,8 @@ int main(void)
     ptl_handle_ni_t ni = e2e_init(NULL);
     e2e_require_ranks(2);
     e2e_barrier_init(ni);
-    ptl_handle_ni_t phys;
-    ptl_ni_limits_t actual;
-    E2E_OK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, NULL, &actual, &phys));
     ptl_process_t map[2];
-    ptl_size_t map_size = 0;
-    E2E_OK(PtlGetMap(ni, 2, map, &map_size));
+    ptl_handle_ni_t phys = cf_physical_ni(ni, map, 2);
     if (e2e_rank == 0)
         sender(phys, map[1]);
     else
