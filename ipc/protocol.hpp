@@ -679,6 +679,10 @@ struct ForecastPut {
   double end = 0.0;        // simulated seconds
   double send_landing = 0.0;
   double rounding = 0.0;   // how far the process's clock may be from the server's (seconds)
+
+  // How far a forecast time may be from the server's: that rounding, and
+  // the process's clock counting whole nanoseconds.
+  [[nodiscard]] double tolerance_s() const { return (rounding > 0.0 ? rounding : 0.0) + 1e-9; }
   Event event{};
 };
 

@@ -88,10 +88,7 @@ struct Streak {
 };
 Streak streak;
 
-int64_t to_ns(double seconds)
-{
-  return std::llround(seconds * 1e9);
-}
+using sim_clock::to_ns;
 
 Queue* find(ipc::Handle handle)
 {

@@ -1,8 +1,9 @@
 #include "queued_puts.hpp"
 
+#include "sim_clock.hpp"
+
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <mutex>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -179,7 +180,7 @@ bool admit(ipc::PutArgs& args)
 
 Forecast forecast(const ipc::PutArgs& args, const ipc::PutForecast& told, int64_t start_ns, int64_t margin_ns)
 {
-  auto to_ns = [](double seconds) { return std::llround(seconds * 1e9); };
+  using sim_clock::to_ns;
   Forecast forecast;
   if (told.until <= 0 || start_ns + margin_ns >= to_ns(told.until) || args.target.rank_or_nid == own_nid)
     return forecast;

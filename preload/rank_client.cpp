@@ -532,11 +532,17 @@ namespace {
 // call): not while the clock is behind the rank's simulated time (parked, or
 // an answer before the call's end), nor from a call in progress, nor once
 // threads call on lanes of their own, nor on such a lane.
+// Whether the process may answer a call itself now, its clock aside:
+// attached, in no exchange, not parked, and no thread with a lane of its own.
+bool may_act_in_process()
+{
+  return state() == State::Attached and not in_exchange and channel->parked.load(std::memory_order_seq_cst) == 0 and
+         not lanes_taken.load(std::memory_order_seq_cst) and own_lane == nullptr;
+}
+
 bool may_answer_in_process()
 {
-  return state() == State::Attached and not in_exchange and not clock_pending.load(std::memory_order_relaxed) and
-         channel->parked.load(std::memory_order_seq_cst) == 0 and not lanes_taken.load(std::memory_order_seq_cst) and
-         own_lane == nullptr;
+  return may_act_in_process() and not clock_pending.load(std::memory_order_relaxed);
 }
 
 } // namespace
@@ -561,8 +567,7 @@ namespace {
 // its next reply). The caller then holds `lock`.
 bool may_queue(std::unique_lock<std::mutex>& lock)
 {
-  if (state() != State::Attached or in_exchange or channel->parked.load(std::memory_order_seq_cst) != 0 or
-      lanes_taken.load(std::memory_order_seq_cst) or own_lane != nullptr)
+  if (not may_act_in_process())
     return false;
   lock = std::unique_lock(channel_mutex, std::try_to_lock);
   return lock.owns_lock();
@@ -622,7 +627,7 @@ bool queue_put(ipc::PutArgs& args)
   if (forecast.usable && local_polls::expects_own_put(forecast)) {
     call.forecast.used = 1;
     call.forecast.send_event = forecast.send_event ? 1 : 0;
-    call.forecast.end = static_cast<double>(forecast.end_ns) * 1e-9;
+    call.forecast.end = static_cast<double>(forecast.end_ns) * 1e-9; // (the server's seconds)
     call.forecast.send_landing = static_cast<double>(forecast.send_landing_ns) * 1e-9;
     call.forecast.event = forecast.event;
     call.forecast.rounding = static_cast<double>(margin) * 1e-9;

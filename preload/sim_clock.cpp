@@ -99,11 +99,6 @@ void publish_counting(uint64_t raw_cpu_ns)
     library_totals->counting_since_cpu_ns.store(raw_cpu_ns, std::memory_order_relaxed);
 }
 
-int64_t to_ns(double seconds)
-{
-  return static_cast<int64_t>(std::llround(seconds * 1e9));
-}
-
 } // namespace
 
 void watch_releases(const std::atomic<uint32_t>* generation, const double* now)

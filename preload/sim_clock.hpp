@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 
 namespace s4bxi::ipc {
@@ -35,6 +36,12 @@ uint64_t thread_cpu_if_measured();
 
 // Records a reply received by the calling thread.
 void on_reply(double now_seconds, uint64_t thread_cpu_now_ns);
+
+// Simulated seconds as the process's nanoseconds (rounded to the nearest).
+inline int64_t to_ns(double seconds)
+{
+  return static_cast<int64_t>(std::llround(seconds * 1e9));
+}
 
 // Simulated nanoseconds since the simulated epoch, never smaller than a value
 // already returned to any thread of the process.

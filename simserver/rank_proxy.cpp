@@ -152,10 +152,7 @@ RankProxy::Wake RankProxy::wait_for_request()
   // From now on, until its answer, the server waits on this rank alone.
   if (main_lane)
     world_.processes->scheduling()->served_rank.store(rank_, std::memory_order_relaxed);
-  if (answer_out_) {
-    world_.answers_out--;
-    answer_out_ = false;
-  }
+  answer_taken();
   struct WaitClock {
     RankPortals& caller;
     const double start = job::wall_clock_now();
@@ -419,8 +416,7 @@ void RankProxy::reply(ipc::Reply reply)
       const double earliest_write = world_.landing.earliest_write(caller_.node, now);
       reply.horizon = landing_now + (earliest_write - now);
       reply.event_write_s = landing_now - now;
-      if (options::queued_puts())
-        reply.put_forecast = world_.nics[caller_.node]->forecast_put(now, earliest_write);
+      reply.put_forecast = world_.nics[caller_.node]->forecast_put(now, earliest_write); // (none when off)
       reply.poll_streak = api_.poll_streak_state(caller_);
     }
     if (options::queued_appends())
@@ -452,13 +448,18 @@ void RankProxy::reply(ipc::Reply reply)
   bell.ring();
 }
 
-void RankProxy::ended(const job::Termination& end)
+void RankProxy::answer_taken()
 {
-  rank_cpu_.reset();
   if (answer_out_) {
     world_.answers_out--;
     answer_out_ = false;
   }
+}
+
+void RankProxy::ended(const job::Termination& end)
+{
+  rank_cpu_.reset();
+  answer_taken();
   if (caller_.lane != nullptr)
     close_lane();
   RankPortals& rank = world_.ranks[rank_];
@@ -603,9 +604,7 @@ void RankProxy::run_queued_call(const ipc::QueuedCall& queued)
   const ipc::Reply answer = serve(request, nullptr);
   world_.ranks[rank_].put_forecast = nullptr;
   if (forecast) {
-    // (The process's clock counts whole nanoseconds.)
-    const double rounding = std::max(queued.forecast.rounding, 0.0) + 1e-9;
-    if (const double end = s4u::Engine::get_clock(); std::abs(end - queued.forecast.end) > rounding &&
+    if (const double end = s4u::Engine::get_clock(); std::abs(end - queued.forecast.end) > queued.forecast.tolerance_s() &&
                                                      world_.put_forecast_misses++ == 0)
       XBT_WARN("rank %u's PtlPut ended at %.12g s, its process forecast %.12g s (a bug: please report it; counted in "
                "the report's put_forecasts)",

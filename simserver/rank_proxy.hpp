@@ -101,6 +101,9 @@ private:
   double last_answer_at_ = 0;
   double last_horizon_ = 0;
   bool answer_out_ = false; // counted in World::answers_out
+  // Its rank's process called back on its answer, or ended: the answer is
+  // no longer out (World::answers_out).
+  void answer_taken();
   bool queued_claimed_ = false; // it claimed the calls queued in the channel (run_queued_calls)
   double asleep_since_ = -1; // real time since which the process sleeps in the kernel
   std::optional<job::ThreadCpuClock> rank_cpu_; // its main thread's, while it computes (s4bxi/run-ahead)

@@ -37,12 +37,15 @@ namespace {
 // wide enough that the crosstraffic of writes the other way (5% of their
 // rate, at most the link's bandwidth in all, network/crosstraffic) leaves
 // it the narrowest bandwidth.
+bool model_without_factors()
+{
+  return simgrid::config::get_value<std::string>("network/model") == "CM02" &&
+         simgrid::config::get_value<double>("network/latency-factor") == 1.0 &&
+         simgrid::config::get_value<double>("network/bandwidth-factor") == 1.0;
+}
+
 bool lone_writes_exact(const std::vector<simgrid::s4u::Link*>& route, double latency_s, double narrowest_Bps)
 {
-  if (simgrid::config::get_value<std::string>("network/model") != "CM02" ||
-      simgrid::config::get_value<double>("network/latency-factor") != 1.0 ||
-      simgrid::config::get_value<double>("network/bandwidth-factor") != 1.0)
-    return false;
   const double gamma = simgrid::config::get_value<double>("network/TCP-gamma");
   if (gamma > 0 && latency_s > 0 && gamma / (2.0 * latency_s) < narrowest_Bps)
     return false;
@@ -64,13 +67,15 @@ void configure_put_forecasts(World& world)
     least_rx = std::min(least_rx, nic->params_.rx_delay_s);
     least_tx = std::min(least_tx, nic->params_.tx_delay_s);
   }
+  const bool on = options::put_forecasts() && options::queued_puts() && options::local_polls() &&
+                  model_without_factors();
   for (const auto& nic : world.nics) {
     nic->least_rx_s_ = least_rx;
     nic->least_tx_s_ = least_tx;
     std::vector<simgrid::s4u::Link*> route;
-    nic->node_.cpu->route_to(nic->node_.nic, route, nullptr);
-    nic->forecasts_exact_ = options::put_forecasts() && options::queued_puts() && options::local_polls() &&
-                            not nic->params_.quick_acks &&
+    if (on && not nic->params_.quick_acks)
+      nic->node_.cpu->route_to(nic->node_.nic, route, nullptr);
+    nic->forecasts_exact_ = on && not nic->params_.quick_acks &&
                             lone_writes_exact(route, nic->pcie_latency_s_, nic->pcie_narrowest_Bps_);
   }
 }
@@ -87,7 +92,8 @@ ipc::PutForecast Nic::forecast_put(double now, double earliest_write)
   const double until = earliest_write - command - params_.tx_delay_s;
   if (not(until > now))
     return forecast;
-  // An event the TX engine writes lands a PCIe write later (event_delivery.cpp).
+  // An event the TX engine writes lands a PCIe write later (the delay of
+  // portals::event_landing_time, which adds its terms to the clock one by one).
   const double event_write = params_.pci_latency_s + kEventBytes / params_.pci_bandwidth_Bps;
   forecast.until = until;
   forecast.command_s = command;

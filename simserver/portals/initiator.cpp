@@ -12,7 +12,6 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
 
-#include <algorithm>
 #include <cmath>
 
 XBT_LOG_EXTERNAL_DEFAULT_CATEGORY(s4bxi_nic);
@@ -107,12 +106,11 @@ void Nic::check_forecast(const InitiatorOp& op, const portals::PendingEvent* pos
   // SEND event for the one it expected, landing when it expected (within
   // the rounding of its nanosecond clock), or expected none.
   const ipc::ForecastPut& forecast = *op.forecast;
-  const double rounding = std::max(forecast.rounding, 0.0) + 1e-9;
   bool as_forecast = (posted != nullptr) == (forecast.send_event != 0);
   if (as_forecast && posted != nullptr) {
     const ipc::Event& a = posted->event;
     const ipc::Event& b = forecast.event;
-    as_forecast = std::abs(posted->visible_at - forecast.send_landing) <= rounding && a.type == b.type &&
+    as_forecast = std::abs(posted->visible_at - forecast.send_landing) <= forecast.tolerance_s() && a.type == b.type &&
                   a.ni_fail_type == b.ni_fail_type && a.user_ptr == b.user_ptr && a.match_bits == b.match_bits &&
                   a.pt_index == b.pt_index && a.mlength == b.mlength && a.rlength == b.rlength &&
                   a.hdr_data == b.hdr_data && a.remote_offset == b.remote_offset && a.start == b.start &&
