@@ -116,6 +116,10 @@ struct RankPortals {
   // Notified whenever an EQ or CT of this rank may have changed.
   simgrid::s4u::MutexPtr mutex;
   simgrid::s4u::ConditionVariablePtr changed;
+  // How many of the rank's callers wait on `changed` now (shared with its
+  // lanes, like `changed`): a notification nobody waits for is not sent,
+  // since each is a simcall (3 per message of a 2-rank ping-pong).
+  std::shared_ptr<unsigned> waiting_for_change = std::make_shared<unsigned>(0);
   // Where this caller waits while parked (rank_proxy.cpp, park): its own,
   // not `changed`, which a lane shares with its rank. A parked thread of the
   // process (Open MPI's libevent thread, parked for the whole run) was woken
@@ -200,7 +204,8 @@ struct RankPortals {
   void notify()
   {
     notifications++;
-    changed->notify_all();
+    if (*waiting_for_change > 0)
+      changed->notify_all();
   }
   // Something that may release this caller from its park (job/parked_ranks.hpp).
   void notify_parked()

@@ -1,7 +1,15 @@
 // A NIC command queue: FIFO with a bounded depth. Pushing into a full queue
 // blocks the pushing actor in simulated time, as a CPU stalls when the NIC's
 // queues are full. The queue may be split into lanes, one per TX engine of
-// the virtual network: the depth is shared, each lane keeps its own order.
+// the virtual network: the depth is shared, each lane keeps its own order,
+// and each lane has one consumer (its TX actor).
+//
+// The counts are plain numbers: actors run one at a time and this code makes
+// no simcall between reading a count and changing it. A semaphore is touched
+// only when an actor must block (a full queue, an empty lane) or be woken:
+// each semaphore operation is a simcall, and taking or giving back a slot
+// that is there anyway cost four of them per command (8 per MPI message of
+// a 2-rank ping-pong, of about 45).
 #pragma once
 
 #include <simgrid/s4u/Semaphore.hpp>
@@ -14,15 +22,23 @@ namespace s4bxi::nic {
 template <class T> class CommandQueue {
 public:
   explicit CommandQueue(int depth, int lanes = 1)
-      : free_slots_(simgrid::s4u::Semaphore::create(depth)), lanes_(static_cast<size_t>(lanes))
+      : free_slots_(depth), slot_handed_over_(simgrid::s4u::Semaphore::create(0)), lanes_(static_cast<size_t>(lanes))
   {
     for (auto& lane : lanes_)
-      lane.items = simgrid::s4u::Semaphore::create(0);
+      lane.item_arrived = simgrid::s4u::Semaphore::create(0);
   }
 
   void push(T item, int lane = 0)
   {
-    free_slots_->acquire();
+    if (free_slots_ > 0 && blocked_pushers_ == 0) {
+      free_slots_--;
+    } else {
+      // Full: wait for a slot, handed over by release_slot() in the order
+      // the pushers came (SimGrid wakes a semaphore's waiters first come,
+      // first served).
+      blocked_pushers_++;
+      slot_handed_over_->acquire();
+    }
     push_unbounded(std::move(item), lane);
   }
 
@@ -32,30 +48,47 @@ public:
   {
     auto& l = lanes_[static_cast<size_t>(lane)];
     l.queue.push_back(std::move(item));
-    l.items->release();
+    if (l.consumer_waits) {
+      l.consumer_waits = false;
+      l.item_arrived->release();
+    }
   }
 
   // Takes the oldest command of the lane; its slot stays used until release_slot().
   T pop(int lane = 0)
   {
     auto& l = lanes_[static_cast<size_t>(lane)];
-    l.items->acquire();
+    while (l.queue.empty()) {
+      l.consumer_waits = true;
+      l.item_arrived->acquire();
+    }
     T item = std::move(l.queue.front());
     l.queue.pop_front();
     return item;
   }
 
-  void release_slot() { free_slots_->release(); }
+  void release_slot()
+  {
+    if (blocked_pushers_ > 0) {
+      blocked_pushers_--;
+      slot_handed_over_->release();
+    } else {
+      free_slots_++;
+    }
+  }
 
-  // Slots free now (no simcall).
-  [[nodiscard]] int free_slots() const { return free_slots_->get_capacity(); }
+  // Slots free now.
+  [[nodiscard]] int free_slots() const { return free_slots_; }
 
 private:
   struct Lane {
-    simgrid::s4u::SemaphorePtr items;
+    simgrid::s4u::SemaphorePtr item_arrived; // released only while the consumer waits
+    bool consumer_waits = false;
     std::deque<T> queue;
   };
-  simgrid::s4u::SemaphorePtr free_slots_;
+  int free_slots_;
+  int blocked_pushers_ = 0;
+  simgrid::s4u::SemaphorePtr slot_handed_over_;
   std::vector<Lane> lanes_;
 };
 

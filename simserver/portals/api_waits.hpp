@@ -82,6 +82,13 @@ bool block_until(RankPortals& rank, double deadline, Check check, PollPeriods* p
         return false;
       if (const Readiness again = check(); again.ready || not std::isinf(again.next_landing))
         continue;
+      // Counted from here, with no simcall since the check: a change made
+      // before is seen by the check, one made after is notified.
+      struct Waiting {
+        unsigned& count;
+        explicit Waiting(unsigned& c) : count(c) { count++; }
+        ~Waiting() { count--; }
+      } waiting{*rank.waiting_for_change};
       if (std::isinf(deadline))
         rank.changed->wait(lock);
       else {
