@@ -8,6 +8,7 @@
 #include "../portals/objects.hpp"
 #include "landing_bounds.hpp"
 #include "memory_work.hpp"
+#include "payload_bytes.hpp"
 #include "protocol.hpp"
 
 #include <boost/intrusive_ptr.hpp>
@@ -96,7 +97,7 @@ struct Message {
   // Payload bytes. `payload_captured` is false for a payload that the TX
   // engine reads from `payload_region` (at `payload_offset`) in `payload_pid`
   // when it processes the message (DMA).
-  std::vector<unsigned char> payload;
+  PayloadBytes payload;
   bool payload_captured = true;
   bool needs_dma_read = false; // the TX engine models a PCIe read of the payload
   portals::MemoryRegion payload_region;

@@ -170,9 +170,12 @@ void Nic::transmit(Message* message)
   if (not message->payload_captured) {
     if (message->op)
       touch_memory(world_.ranks[message->op->rank]);
-    message->payload.assign(length, 0);
-    if (not portals::read_region(message->payload_pid, message->payload_region, message->payload_offset,
-                                 message->payload.data(), params_.copied(length)))
+    message->payload.resize(length);
+    const uint64_t copied = params_.copied(length);
+    const bool read = portals::read_region(message->payload_pid, message->payload_region, message->payload_offset,
+                                           message->payload.data(), copied);
+    fill_rest_with_zeros(message->payload, read ? copied : 0);
+    if (not read)
       XBT_WARN("rank memory at offset %llu of its buffer (%llu bytes) could not be read; sending zeros",
                static_cast<unsigned long long>(message->payload_offset), static_cast<unsigned long long>(length));
     message->payload_captured = true;
@@ -262,7 +265,7 @@ void Nic::rx_loop(VirtualNetwork network, int lane)
 }
 
 void Nic::respond(const Message& request, Message::Kind kind, ipc::FailKind fail, uint64_t mlength, uint64_t offset,
-                  bool portals_ack, bool overflow_list, std::vector<unsigned char> payload)
+                  bool portals_ack, bool overflow_list, PayloadBytes payload)
 {
   if (kind == Message::Kind::Ack && not portals_ack) {
     // No Portals ACK is owed: the request needs its BXI ACK only (none
@@ -290,7 +293,7 @@ void Nic::respond(const Message& request, Message::Kind kind, ipc::FailKind fail
 }
 
 void Nic::write_to_host(pid_t pid, const portals::MemoryRegion& region, uint64_t offset,
-                        const std::vector<unsigned char>& bytes, uint64_t length, ipc::FailKind& fail)
+                        std::span<const unsigned char> bytes, uint64_t length, ipc::FailKind& fail)
 {
   if (length == 0)
     return;

@@ -18,6 +18,7 @@
 #include <deque>
 #include <list>
 #include <memory>
+#include <span>
 
 namespace s4bxi::nic {
 
@@ -137,11 +138,11 @@ private:
     return static_cast<int>(message.dst_nid % static_cast<unsigned>(params_.tx_actors));
   }
   void respond(const Message& request, Message::Kind kind, ipc::FailKind fail, uint64_t mlength, uint64_t offset,
-               bool portals_ack, bool overflow_list, std::vector<unsigned char> payload = {});
+               bool portals_ack, bool overflow_list, PayloadBytes payload = {});
   // Writes `length` bytes at `offset` of `region` in process `pid`; sets
   // `fail` to PTL_NI_SEGV if the memory is not there.
   void write_to_host(pid_t pid, const portals::MemoryRegion& region, uint64_t offset,
-                     const std::vector<unsigned char>& bytes, uint64_t length, ipc::FailKind& fail);
+                     std::span<const unsigned char> bytes, uint64_t length, ipc::FailKind& fail);
   // The payload is out of the MD: SEND event and count, and the MD is free.
   void deliver_send_event(InitiatorOp& op, ipc::FailKind fail);
   // Counts (and warns of) a SEND event that did not come as its process

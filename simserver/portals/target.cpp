@@ -190,7 +190,7 @@ void Nic::handle_request(MessagePtr message)
   const bool unlinks = portals::unlinks_after(*entry);
 
   ipc::FailKind fail = ipc::FailKind::Ok;
-  std::vector<unsigned char> reply_payload;
+  nic::PayloadBytes reply_payload;
   switch (operation) {
     case Operation::Put:
       write_to_host(target->os_pid, entry_region, placement.offset, message->payload, placement.mlength, fail);
@@ -199,8 +199,12 @@ void Nic::handle_request(MessagePtr message)
       // Captured now: once the GET event is out, the program may reuse the buffer.
       reply_payload.resize(placement.mlength);
       if (placement.mlength > 0 && not portals::read_region(target->os_pid, entry_region, placement.offset,
-                                                            reply_payload.data(), params_.copied(placement.mlength)))
+                                                            reply_payload.data(), params_.copied(placement.mlength))) {
         fail = ipc::FailKind::Segv;
+        fill_rest_with_zeros(reply_payload, 0);
+      } else {
+        fill_rest_with_zeros(reply_payload, params_.copied(placement.mlength));
+      }
       break;
     case Operation::Atomic:
     case Operation::FetchAtomic: {
@@ -214,7 +218,7 @@ void Nic::handle_request(MessagePtr message)
         break;
       }
       if (operation == Operation::FetchAtomic)
-        reply_payload = data;
+        reply_payload.assign(data.begin(), data.end());
       portals::atomics::apply(message->atomic_op, message->atomic_type, data,
                               std::span<const unsigned char>(message->payload.data(),
                                                              std::min<size_t>(message->payload.size(), data.size())),
