@@ -10,6 +10,7 @@
 
 #include "cpu_contention.hpp"
 #include "futex.hpp"
+#include "wake_relay.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -47,11 +48,19 @@ struct alignas(64) Doorbell {
   // Publishes everything written before the call and wakes the waiter.
   void ring()
   {
+    if (publish())
+      wake();
+  }
+  // Publishes everything written before the call, and tells whether a
+  // waiter sleeps: then whoever calls has it woken (wake(), or a relay:
+  // ipc/wake_relay.hpp).
+  bool publish()
+  {
     rung_at.store(contention_ticks(), std::memory_order_relaxed);
     sequence.fetch_add(1, std::memory_order_seq_cst);
-    if (sleeping.load(std::memory_order_seq_cst) != 0)
-      futex_wake_all(&sequence);
+    return sleeping.load(std::memory_order_seq_cst) != 0;
   }
+  void wake() { futex_wake_all(&sequence); }
 
   [[nodiscard]] uint32_t current() const { return sequence.load(std::memory_order_acquire); }
 
@@ -90,6 +99,9 @@ struct SpinCondition {
   // budget runs out), then sleeps. At most one such waiter at a time keeps its
   // CPU from going idle (SegmentHeader::warm_rank).
   std::atomic<uint32_t>* warm = nullptr;
+  // When given: the warm waiter also wakes, from its CPU, the sleepers whose
+  // wake the server handed over (ipc/wake_relay.hpp), until it stops being warm.
+  const WakeRelayRole* relay = nullptr;
   [[nodiscard]] bool holds() const { return word->load(std::memory_order_relaxed) == value; }
 };
 
@@ -111,6 +123,22 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
 {
   auto interrupted = [interrupt] { return interrupt != nullptr && interrupt->load(std::memory_order_acquire) != 0; };
   bool warm_taken = false;
+  // The relay role goes with the warm slot, and is given up before sleeping.
+  struct RelayHeld {
+    const WakeRelayRole* role = nullptr;
+    void take(const WakeRelayRole* r)
+    {
+      role = r;
+      role->take();
+    }
+    void leave()
+    {
+      if (role != nullptr)
+        role->leave();
+      role = nullptr;
+    }
+    ~RelayHeld() { leave(); }
+  } relay_held;
   unsigned long_wait_spins = 0;
   // While other processes want the CPU, an answer comes sooner to a sleeper,
   // which its ringer wakes at once, than to a spinner off its CPU.
@@ -131,9 +159,13 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
       if (not warm_taken) { // the latest waiter to stop being served
         spin_while->warm->store(spin_while->value, std::memory_order_relaxed);
         warm_taken = true;
+        if (spin_while->relay != nullptr)
+          relay_held.take(spin_while->relay);
       }
       if (spin_while->warm->load(std::memory_order_relaxed) != spin_while->value)
         break;
+      if (relay_held.role != nullptr)
+        relay_held.role->serve();
       // (Not served, it waits for the other ranks too: a long yield is their
       // turn, not a sign of contention. Except in a long wait, which only
       // keeps warm to be quick when the answer comes: a yield that kept it
@@ -166,6 +198,7 @@ inline bool wait_for_ring(Doorbell& bell, uint32_t seen, SpinBudget& budget, con
       cpu_relax();
     }
   }
+  relay_held.leave();
   if (spin && bell.sleep_hint.load(std::memory_order_relaxed) == 0 && (spin_while == nullptr || spin_while->holds()))
     budget.had_to_sleep();
   while (true) {

@@ -8,6 +8,7 @@
 
 #include "doorbell.hpp"
 #include "protocol.hpp"
+#include "wake_relay.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -71,6 +72,8 @@ struct SharedScheduling {
   // Until when (ipc::contention_ticks) the job's waiters sleep at once:
   // other processes want the machine's CPUs (ipc::CpuContention).
   alignas(64) std::atomic<uint64_t> contended_until;
+  // The warm rank wakes, from its CPU, the sleepers the server hands it.
+  WakeRelay wake_relay;
 };
 
 inline constexpr uint32_t kAttentionPmi = 1;

@@ -40,6 +40,8 @@ const ipc::SegmentHeader* header = nullptr; // read-only in this process
 // must then change nothing (tests/e2e/test_robust_segment.cpp).
 ipc::ClockConfig clock_settings = {};
 ipc::SharedScheduling* scheduling = nullptr;
+// This rank's part in relaying the server's wakes while it is the warm rank.
+ipc::WakeRelayRole wake_relay;
 ipc::Channel* channel = nullptr;
 uint32_t channel_rank = 0;
 ipc::HelloResult hello_result{};
@@ -162,7 +164,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
     wake_siblings(nullptr);
   // With more ranks than cores, spin only while the server still serves us,
   // or while no other rank stopped being served after us (the warm rank).
-  const ipc::SpinCondition served{&scheduling->served_rank, channel_rank, &scheduling->warm_rank};
+  const ipc::SpinCondition served{&scheduling->served_rank, channel_rank, &scheduling->warm_rank, &wake_relay};
   ipc::wait_for_ring(channel->reply_bell, seen, spin_budget, nullptr, nullptr,
                      header->only_served_rank_spins != 0 ? &served : nullptr);
   reply = channel->reply;
@@ -321,10 +323,11 @@ void on_fork_child()
 
 // The segment as this rank may touch it: its header read-only, the shared
 // scheduling page and its own channel writable, every other rank's channel
-// not at all. A stray write of the program into the segment (a wild pointer,
-// an overrun) then faults in the program, whose crash report says where,
-// instead of silently changing another rank's request or the layout. Left as
-// mapped if the layout is not in whole pages of this machine.
+// read-only (the wakes it relays, ipc/wake_relay.hpp, only read). A stray
+// write of the program into the segment (a wild pointer, an overrun) then
+// faults in the program, whose crash report says where, instead of silently
+// changing another rank's request or the layout. Left as mapped if the
+// layout is not in whole pages of this machine.
 void protect_segment(void* base, std::size_t length, const ipc::SegmentLayout& layout, uint32_t rank)
 {
   if (layout.page_size != static_cast<std::size_t>(sysconf(_SC_PAGESIZE)))
@@ -332,7 +335,7 @@ void protect_segment(void* base, std::size_t length, const ipc::SegmentLayout& l
   auto* bytes = static_cast<char*>(base);
   const std::size_t channels_end = layout.size();
   mprotect(base, layout.scheduling_offset(), PROT_READ);
-  mprotect(bytes + layout.channels_offset(), channels_end - layout.channels_offset(), PROT_NONE);
+  mprotect(bytes + layout.channels_offset(), channels_end - layout.channels_offset(), PROT_READ);
   mprotect(bytes + layout.channel_offset(rank), layout.channel_stride(), PROT_READ | PROT_WRITE);
   if (length > channels_end) // not the server's segment size: nothing there for us
     mprotect(bytes + channels_end, length - channels_end, PROT_NONE);
@@ -398,6 +401,8 @@ ipc::Channel* find_channel(const char* fd_text, const char* rank_text, const cha
   segment_fd = static_cast<int>(fd);
   header = head;
   scheduling = reinterpret_cast<ipc::SharedScheduling*>(bytes + layout.scheduling_offset());
+  wake_relay = ipc::WakeRelayRole{&scheduling->wake_relay, bytes + layout.channels_offset(),
+                                  layout.size() - layout.channels_offset(), static_cast<uint32_t>(rank)};
   ipc::CpuContention::share(&scheduling->contended_until);
   channel_rank = static_cast<uint32_t>(rank);
   protect_segment(base, length, layout, channel_rank);

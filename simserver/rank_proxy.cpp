@@ -169,6 +169,17 @@ RankProxy::Wake RankProxy::wait_for_request()
     caller_.stats.server_waited_s += job::wall_clock_now() - before;
     return woken;
   };
+  if (wake_relayed_) {
+    // The warm rank was to wake it: if its answer is still not taken after a
+    // while (the relay lost its CPU, or left and missed it), the server
+    // wakes it. (A second wake is a spurious one, which the rank absorbs.)
+    wake_relayed_ = false;
+    const timespec relay_period{0, 200'000};
+    if (not wait_for_the_call(relay_period) && caller_.reply_bell().sleeping.load(std::memory_order_seq_cst) != 0) {
+      world_.relayed_wakes_missed++;
+      caller_.reply_bell().wake();
+    }
+  }
   StallWatch stall;
   while (true) {
     if (not main_lane) // its thread sets it when it starts (a lane taken by its creator)
@@ -439,13 +450,22 @@ void RankProxy::reply(ipc::Reply reply)
   RankStatistics& stats = caller_.stats;
   stats.answers++;
   ipc::Doorbell& bell = caller_.reply_bell();
-  if (bell.sleeping.load(std::memory_order_relaxed) != 0)
-    stats.wake_ups++; // the ring below wakes it up (a futex wake, and a scheduling delay)
   caller_.reply_slot() = reply;
   bell.sleep_hint.store(0, std::memory_order_relaxed);
   if (main_lane)
     world_.processes->scheduling()->served_rank.store(rank_, std::memory_order_relaxed);
-  bell.ring();
+  if (bell.publish()) {
+    // It sleeps: the warm rank wakes it from the CPU where ranks run, if
+    // there is one (checked in wait_for_request); else the server does.
+    // (Either way a futex wake, and a scheduling delay.)
+    stats.wake_ups++;
+    if (main_lane && world_.answers_out == 1 && world_.processes->relay_wake(bell, rank_)) {
+      wake_relayed_ = true;
+      world_.wakes_relayed++;
+    } else {
+      bell.wake();
+    }
+  }
 }
 
 void RankProxy::answer_taken()

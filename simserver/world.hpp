@@ -289,6 +289,10 @@ struct World {
   // Ranks whose main thread has an answer that its proxy has not yet
   // started waiting on the next call after (RankStatistics::side_by_side).
   unsigned answers_out = 0;
+  // Wakes of sleeping ranks handed to the warm rank, and those of them the
+  // server had to make itself after all (RankProxy::reply, wait_for_request).
+  uint64_t wakes_relayed = 0;
+  uint64_t relayed_wakes_missed = 0;
   // PtlPuts the processes queued with a forecast of their end and SEND event
   // (nic/put_forecast.hpp), and those that did not go as forecast (expected
   // none: each is warned of).

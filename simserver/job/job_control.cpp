@@ -234,7 +234,9 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
   // Wall time spent waiting for the rank processes' calls, against wall time
   // simulating; and the answers that had to wake their process up.
   out << "  \"server_waiting\": {\"for_ranks_s\": " << totals.server_waited_s << ", \"answers\": " << totals.answers
-      << ", \"wake_ups\": " << totals.wake_ups << ", \"side_by_side\": " << totals.side_by_side << "},\n";
+      << ", \"wake_ups\": " << totals.wake_ups << ", \"relayed\": " << world_.wakes_relayed
+      << ", \"relayed_missed\": " << world_.relayed_wakes_missed << ", \"side_by_side\": " << totals.side_by_side
+      << "},\n";
   out << "  \"engine_rounds\": " << world_.engine_rounds << ",\n";
   // Ranks and threads parked while blocked in the kernel, and how often their
   // proxies were woken to look whether they may go on.

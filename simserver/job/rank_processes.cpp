@@ -71,11 +71,18 @@ RankProcesses::RankProcesses(unsigned count, const ipc::ClockConfig& clock)
   ipc::format_segment(segment_, layout, clock);
   auto* base = static_cast<char*>(segment_);
   scheduling_ = reinterpret_cast<ipc::SharedScheduling*>(base + layout.scheduling_offset());
+  channel_area_ = base + layout.channels_offset();
   ipc::CpuContention::share(&scheduling_->contended_until);
   for (unsigned rank = 0; rank < count; ++rank)
     channels_.push_back(reinterpret_cast<ipc::Channel*>(base + layout.channel_offset(rank)));
   if (pipe2(crash_pipe_, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("cannot create the crash pipe: ") + strerror(errno));
+}
+
+bool RankProcesses::relay_wake(const ipc::Doorbell& bell, unsigned rank_to_wake)
+{
+  const auto offset = static_cast<uint32_t>(reinterpret_cast<const char*>(&bell.sequence) - channel_area_);
+  return ipc::relay_wake(scheduling_->wake_relay, wakes_relayed_, offset, rank_to_wake);
 }
 
 void RankProcesses::set_only_served_rank_spins(bool on)

@@ -54,6 +54,9 @@ public:
   // From the layout the server made, never from what the segment says now.
   [[nodiscard]] ipc::Channel* channel(unsigned rank) const { return channels_[rank]; }
   [[nodiscard]] ipc::SharedScheduling* scheduling() const { return scheduling_; }
+  // Has the warm rank wake the sleeper of `bell` (a channel's reply bell):
+  // false when no rank relays now (ipc/wake_relay.hpp), and the caller wakes it.
+  bool relay_wake(const ipc::Doorbell& bell, unsigned rank_to_wake);
   // Set before the ranks start (read-only for them afterwards).
   void set_only_served_rank_spins(bool on);
   // Server ends of the ranks' PMI sockets (the rank's end is its PMI_FD).
@@ -85,6 +88,8 @@ private:
   size_t segment_bytes_ = 0;
   std::vector<ipc::Channel*> channels_;
   ipc::SharedScheduling* scheduling_ = nullptr;
+  const char* channel_area_ = nullptr; // where channel 0 starts
+  uint32_t wakes_relayed_ = 0; // the server's own count of WakeRelay::appended
   std::vector<pid_t> pids_;
   std::vector<int> pmi_sockets_;
   std::vector<int> rank_pmi_fds_;

@@ -3,6 +3,7 @@
 
 #include "cpu_contention.hpp"
 #include "job/stall_notice.hpp"
+#include "waiting_helpers.hpp"
 
 #include <gtest/gtest.h>
 
@@ -114,28 +115,6 @@ TEST(Doorbell, WakesASleepingWaiter)
   waitpid(child, nullptr, 0);
   munmap(pair, sizeof(Pair));
 }
-
-namespace {
-
-struct WithoutContentionDetection {
-  WithoutContentionDetection() { s4bxi::ipc::CpuContention::set_detection(false); }
-  ~WithoutContentionDetection() { s4bxi::ipc::CpuContention::set_detection(true); }
-};
-
-// Polls `done` for up to a second, by the clock: a million usleep(1) took a
-// minute, since each sleeps some 60 us, so a failing check outlived its test's timeout.
-template <class Done> bool within_a_second(Done done)
-{
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done())
-      return true;
-    usleep(1);
-  }
-  return done();
-}
-
-} // namespace
 
 // A bell that a new waiter uses while the one before is still on its way out
 // of its last wait: a thread's lane, which the server frees once it has
