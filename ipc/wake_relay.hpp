@@ -2,11 +2,11 @@
 //
 // With more ranks than cores, a rank that waits for its answer sleeps in
 // FUTEX_WAIT (ipc/doorbell.hpp), and the answer's ring wakes it. On a VM a
-// FUTEX_WAKE aimed at another CPU costs its caller 7-9 us (an inter-processor
+// FUTEX_WAKE aimed at another CPU costs its caller 7 us (an inter-processor
 // interrupt is a hypervisor exit), about a sixth of the server's time in a
-// 32-rank alltoall, and the woken rank waits 20-26 us for its CPU; made on the
-// CPU where the sleeper runs, the same wake costs about 4 us and the sleeper
-// runs 9 us later (bench/futex_pingpong's relay figures).
+// 32-rank alltoall, and the sleeper answers 20 us later; made on the CPU
+// where the sleeper runs, the same wake costs 1.3 us and the sleeper answers
+// 4.5 us later (bench/futex_pingpong, its "wake from" lines).
 //
 // One rank is spinning anyway on the CPU where ranks run: the warm rank
 // (SharedScheduling::warm_rank). So while a warm rank is the relay

@@ -253,6 +253,9 @@ spin=$(median < /tmp/s4bxi-bench-spin)
 call=$(median < /tmp/s4bxi-bench-call)
 printf "  raw futex ping-pong        %8.3f us\n  raw spin+futex ping-pong   %8.3f us\n  forwarded Portals call     %8.3f us\n" "$futex" "$spin" "$call"
 awk -v c="$call" -v f="$futex" -v s="$spin" 'BEGIN { printf "  ratio call/futex %.2f (target <= 3), call/spin-doorbell %.2f\n", c / f, c / s }'
+# What waking a sleeping process costs, from another CPU (the server) and from
+# its own (the warm rank relaying the wake: ipc/wake_relay.hpp), last round.
+grep "wake from" /tmp/s4bxi-bench-out | sed 's/^/  /' || true
 
 echo "== Simulation cost: wall time per simulated Put with ACK (ping-pong, compute off), median of 3"
 for size in 8 65536; do
