@@ -14,7 +14,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 20;
+inline constexpr uint32_t kProtocolVersion = 21;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -648,6 +648,7 @@ struct HelloResult {
   uint32_t queued_put_limit_matching;
   uint32_t queued_put_limit_plain;
   uint32_t queued_unlinks; // s4bxi/queued-unlinks (preload/queued_unlinks.hpp)
+  uint32_t huge_pages;     // s4bxi/huge-pages (preload/huge_pages.hpp)
 };
 
 // How a PtlPut that the process queues itself (QueuedCall) goes on, told

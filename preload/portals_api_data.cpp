@@ -7,7 +7,9 @@
 // CPU writes into the command during the call anyway (queued_puts.hpp).
 #include "abi_convert_atomics.hpp"
 #include "export.hpp"
+#include "huge_pages.hpp"
 #include "portals_api_forward.hpp"
+#include "queued_puts.hpp"
 
 #include <cstring>
 
@@ -141,6 +143,8 @@ S4BXI_EXPORT int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_
              remote_offset, user_ptr, hdr_data);
   if (client::queue_put(request.args.put))
     return PTL_OK; // checked here; the server runs it with the next call (queued_puts.hpp)
+  if (const uint64_t address = queued_puts::md_address(request.args.put.md, local_offset); address != 0)
+    huge_pages::back(address, length);
   request.args.put.inline_length = 0;
   ipc::Reply reply;
   return api::forward(request, reply);
@@ -155,6 +159,8 @@ S4BXI_EXPORT int PtlGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_
   ipc::Request request = api::request_for(Op::Get);
   encode_get(request.args.get, md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset,
              user_ptr);
+  if (const uint64_t address = queued_puts::md_address(request.args.get.md, local_offset); address != 0)
+    huge_pages::back(address, length);
   ipc::Reply reply;
   return api::forward(request, reply);
 }

@@ -4,6 +4,7 @@
 // program may reuse its own struct as soon as the call returns.
 #include "abi_convert_atomics.hpp"
 #include "export.hpp"
+#include "huge_pages.hpp"
 #include "ni_addressing.hpp"
 #include "portals_api_forward.hpp"
 #include "queued_puts.hpp"
@@ -36,6 +37,9 @@ int append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ipc::ListEn
   auto wire_list = abi::list_to_wire(list);
   if (not wire_list)
     return PTL_ARG_INVALID;
+  // (An I/O vector entry's start is its vector: the server walks it.)
+  if ((entry.options & ipc::option::kIovec) == 0)
+    huge_pages::back(entry.start, entry.length);
   ipc::Request request = api::request_for(Op::Append);
   auto& args = request.args.append;
   args.ni = abi::handle_to_wire(ni_handle);

@@ -133,6 +133,15 @@ void note_md(ipc::Handle handle, ipc::Handle ni, const ipc::MemoryDescriptor& de
 }
 
 
+uint64_t md_address(ipc::Handle handle, uint64_t offset)
+{
+  std::lock_guard lock(tables_mutex);
+  for (const KnownMd& md : mds)
+    if (md.handle == handle && handle != ipc::kHandleInvalid)
+      return offset < md.length ? md.start + offset : 0;
+  return 0;
+}
+
 void forget_md(ipc::Handle handle)
 {
   std::lock_guard lock(tables_mutex);

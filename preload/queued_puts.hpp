@@ -36,6 +36,9 @@ void note_md(ipc::Handle md, ipc::Handle ni, const ipc::MemoryDescriptor& descri
 void forget_md(ipc::Handle md);
 // Before a PtlFini.
 void forget_all();
+// Where `offset` of a known MD is in memory (0: an MD not known here, or an
+// offset past its end).
+uint64_t md_address(ipc::Handle md, uint64_t offset);
 
 // Whether the server would accept this Put, checked as it does
 // (portals/api_data.cpp, Api::prepare), and its payload is small enough; if

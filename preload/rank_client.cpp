@@ -5,6 +5,7 @@
 #include "crash_handler.hpp"
 #include "sync_timer.hpp"
 #include "doorbell.hpp"
+#include "huge_pages.hpp"
 #include "local_polls.hpp"
 #include "queued_appends.hpp"
 #include "queued_unlinks.hpp"
@@ -446,6 +447,7 @@ __attribute__((constructor(101))) void attach()
     fatal("libportals (s4bxi): s4bxi-simserver refused this rank process; see the server's messages\n");
   hello_result = reply.result.hello;
   queued_puts::on_hello(hello_result);
+  huge_pages::enable(hello_result.huge_pages != 0);
   queued_unlinks::on_hello(hello_result.queued_unlinks != 0);
   current_state.store(State::Attached, std::memory_order_release);
   long crash_fd = -1;

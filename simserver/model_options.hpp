@@ -29,6 +29,8 @@ bool horizon_from_traffic();
 bool queued_puts();
 bool put_forecasts();
 bool queued_unlinks();
+// Ranks back their large communication buffers with huge pages (preload/huge_pages.hpp).
+bool huge_pages();
 bool queued_appends();
 unsigned long poll_deadlock_after();
 double livelock_after_s();

@@ -944,7 +944,8 @@ void RankProxy::operator()()
                             .node_count = static_cast<uint32_t>(world_.nodes.size()),
                             .queued_put_limit_matching = limit(node.pio_limit_matching),
                             .queued_put_limit_plain = limit(node.pio_limit_plain),
-                            .queued_unlinks = options::queued_unlinks() ? 1U : 0U};
+                            .queued_unlinks = options::queued_unlinks() ? 1U : 0U,
+                            .huge_pages = options::huge_pages() ? 1U : 0U};
       reply(hello);
       continue;
     }

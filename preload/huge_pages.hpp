@@ -1,0 +1,23 @@
+// Communication buffers backed by huge pages (s4bxi/huge-pages).
+//
+// The server copies a payload between two ranks with process_vm_readv and
+// process_vm_writev, and the kernel walks and pins the rank's pages one at a
+// time for each: for a 4 KiB-page buffer that walk costs more than the copy
+// itself (a 4 MiB MPI message: 47% of the server's time in the page walk,
+// 27% copying). So the process has the 2 MiB-aligned stretches of a large
+// buffer it communicates with (an entry it appends, the local side of a Put
+// or a Get) collapsed into transparent huge pages (madvise MADV_COLLAPSE,
+// Linux 6.1), once per stretch: the same bytes, in fewer pages. Where the
+// kernel cannot (no THP, memory it will not move), nothing changes.
+#pragma once
+
+#include <cstdint>
+
+namespace s4bxi::preload::huge_pages {
+
+// From the Hello reply: whether the run asks for it.
+void enable(bool on);
+// The buffer [start, start + length) is about to be communicated with.
+void back(uint64_t start, uint64_t length);
+
+} // namespace s4bxi::preload::huge_pages

@@ -1,0 +1,122 @@
+/*
+ * huge_buffers: two ranks exchange a 6 MiB buffer each way, rank 0 Putting
+ * into an entry rank 1 appended over its buffer, rank 1 Getting from one rank
+ * 0 appended over its own. Each rank checks the bytes it received, then
+ * prints how much of its appended buffer the kernel backs with huge pages
+ * (AnonHugePages of the mappings it spans, /proc/self/smaps), and the
+ * simulated time the exchange took:
+ *   huge_buffers: rank R: huge KiB N, exchange took T ns
+ * (s4bxi/huge-pages: the preload has such buffers collapsed into huge pages.)
+ */
+#include "e2e_common.h"
+
+#include <stdlib.h>
+
+#define PT 9
+#define BYTES (6UL << 20)
+
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* AnonHugePages (KiB) of the mappings that [start, start + length) overlaps. */
+static long huge_kib(const unsigned char *start, size_t length)
+{
+    FILE *smaps = fopen("/proc/self/smaps", "r");
+    E2E_CHECK(smaps != NULL, "/proc/self/smaps cannot be read");
+    if (smaps == NULL)
+        return -1;
+    char line[512];
+    int inside = 0;
+    long total = 0;
+    const unsigned long begin = (unsigned long)start, end = begin + length;
+    while (fgets(line, sizeof line, smaps) != NULL) {
+        unsigned long low, high;
+        long kib;
+        if (sscanf(line, "%lx-%lx ", &low, &high) == 2 && strchr(line, '-') < strchr(line, ' '))
+            inside = low < end && begin < high;
+        else if (inside && sscanf(line, "AnonHugePages: %ld kB", &kib) == 1)
+            total += kib;
+    }
+    fclose(smaps);
+    return total;
+}
+
+static unsigned char pattern(int from, size_t at)
+{
+    return (unsigned char)(at * 7 + (size_t)from * 13 + at / 4096);
+}
+
+int main(void)
+{
+    ptl_handle_ni_t ni = e2e_init(NULL);
+    e2e_require_ranks(2);
+    e2e_barrier_init(ni);
+    unsigned char *mine = malloc(BYTES);
+    E2E_CHECK(mine != NULL, "malloc of %lu bytes", BYTES);
+    if (mine == NULL)
+        return e2e_finish("huge_buffers");
+    for (size_t at = 0; at < BYTES; ++at)
+        mine[at] = e2e_rank == 0 ? pattern(0, at) : 0;
+    ptl_handle_eq_t eq;
+    E2E_OK(PtlEQAlloc(ni, 16, &eq));
+    ptl_pt_index_t pt;
+    E2E_OK(PtlPTAlloc(ni, 0, PTL_EQ_NONE, PT, &pt));
+    ptl_handle_ct_t ct;
+    E2E_OK(PtlCTAlloc(ni, &ct));
+    /* Rank 0 exposes its bytes to a Get, rank 1 its buffer to a Put. */
+    ptl_handle_me_t me = e2e_append_me(ni, PT, mine, BYTES, ct, (e2e_rank == 0 ? PTL_ME_OP_GET : PTL_ME_OP_PUT) | PTL_ME_EVENT_CT_COMM);
+    e2e_barrier();
+    const long long start = now_ns();
+    if (e2e_rank == 0) {
+        /* Its own bytes to rank 1, from its appended buffer. */
+        ptl_handle_md_t md = e2e_bind_md(ni, mine, BYTES);
+        E2E_OK(PtlPut(md, 0, BYTES, PTL_NO_ACK_REQ, e2e_peer(1), PT, 0, 0, NULL, 0));
+        e2e_barrier(); /* rank 1 has them */
+        e2e_barrier(); /* rank 1 got them back */
+        E2E_OK(PtlMDRelease(md));
+    } else {
+        ptl_ct_event_t arrived;
+        E2E_OK(PtlCTWait(ct, 1, &arrived));
+        E2E_CHECK(arrived.success == 1 && arrived.failure == 0, "the Put did not arrive whole");
+        for (size_t at = 0; at < BYTES; ++at)
+            if (mine[at] != pattern(0, at)) {
+                e2e_fail("byte %zu of the Put is %u, not %u", at, mine[at], pattern(0, at));
+                break;
+            }
+        e2e_barrier();
+        /* And back, into the same buffer, by a Get from rank 0's entry. */
+        memset(mine, 0, BYTES);
+        ptl_md_t desc;
+        memset(&desc, 0, sizeof desc);
+        desc.start = mine;
+        desc.length = BYTES;
+        desc.eq_handle = eq;
+        desc.ct_handle = PTL_CT_NONE;
+        ptl_handle_md_t md;
+        E2E_OK(PtlMDBind(ni, &desc, &md));
+        E2E_OK(PtlGet(md, 0, BYTES, e2e_peer(0), PT, 0, 0, NULL));
+        ptl_event_t event;
+        E2E_OK(PtlEQWait(eq, &event));
+        E2E_CHECK(event.type == PTL_EVENT_REPLY && event.ni_fail_type == PTL_NI_OK && event.mlength == BYTES,
+                  "the Get ended with event %s, failure %d, %lu bytes", e2e_event_name(event.type),
+                  (int)event.ni_fail_type, (unsigned long)event.mlength);
+        for (size_t at = 0; at < BYTES; ++at)
+            if (mine[at] != pattern(0, at)) {
+                e2e_fail("byte %zu of the Get is %u, not %u", at, mine[at], pattern(0, at));
+                break;
+            }
+        E2E_OK(PtlMDRelease(md));
+        e2e_barrier();
+    }
+    const long long took = now_ns() - start;
+    printf("huge_buffers: rank %d: huge KiB %ld, exchange took %lld ns\n", e2e_rank, huge_kib(mine, BYTES), took);
+    E2E_OK(PtlMEUnlink(me));
+    e2e_barrier();
+    e2e_barrier_fini();
+    free(mine);
+    return e2e_finish("huge_buffers");
+}

@@ -1,0 +1,77 @@
+// Large communication buffers backed by huge pages (s4bxi/huge-pages,
+// preload/huge_pages.hpp): the buffers a rank appends are collapsed into
+// transparent huge pages, with the same bytes and the same simulated times.
+#include "e2e_test.hpp"
+
+#include <fstream>
+#include <regex>
+
+namespace e2e {
+namespace {
+
+// The kernel's transparent huge page mode: "always", "madvise" or "never"
+// (the bracketed word of its setting), or empty when it has none.
+std::string thp_mode()
+{
+    std::ifstream setting("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string text((std::istreambuf_iterator<char>(setting)), std::istreambuf_iterator<char>());
+    std::smatch chosen;
+    return std::regex_search(text, chosen, std::regex(R"(\[(\w+)\])")) ? chosen[1].str() : "";
+}
+
+// "huge KiB N" of each rank's line.
+std::vector<long> huge_kib(const std::string &out)
+{
+    std::vector<long> kib;
+    for (const std::string &line : lines(out)) {
+        std::smatch found;
+        if (std::regex_search(line, found, std::regex(R"(huge KiB (-?\d+))")))
+            kib.push_back(std::stol(found[1].str()));
+    }
+    return kib;
+}
+
+class HugePages : public E2ETest {};
+
+// Two 6 MiB buffers (each with at least two aligned 2 MiB stretches) go
+// back and forth by a Put and a Get: on, both are backed by huge pages
+// (before the option the page walks of their copies cost the server more
+// than the copies); off, neither (unless the kernel gives huge pages to
+// every mapping anyway). The bytes and the simulated times are the same.
+TEST_F(HugePages, LargeBuffersAreCollapsedWithTheSameResults)
+{
+    const std::string mode = thp_mode();
+    if (mode.empty() || mode == "never")
+        GTEST_SKIP() << "this kernel gives no transparent huge pages";
+    auto exchange = [&](const std::string &on) {
+        return run({"-n", "2", "--cfg=s4bxi/compute:none", "--cfg=s4bxi/huge-pages:" + on, program("huge_buffers")});
+    };
+    RunResult on = exchange("yes");
+    RunResult off = exchange("no");
+    expect_all_passed(on, "huge_buffers", 2);
+    expect_all_passed(off, "huge_buffers", 2);
+    expect_same_simulated_end(on, off);
+    const std::vector<long> with = huge_kib(on.out);
+    const std::vector<long> without = huge_kib(off.out);
+    ASSERT_EQ(with.size(), 2U) << describe(on);
+    ASSERT_EQ(without.size(), 2U) << describe(off);
+    for (long kib : with)
+        EXPECT_GE(kib, 2048) << describe(on);
+    if (mode != "always") {
+        for (long kib : without)
+            EXPECT_EQ(kib, 0) << describe(off);
+    }
+    // The exchange's simulated time, as each rank's clock saw it.
+    auto took = [](const std::string &out) {
+        std::vector<std::string> times;
+        for (const std::string &line : lines(out))
+            if (auto at = line.find("exchange took"); at != std::string::npos)
+                times.push_back(line.substr(at));
+        std::sort(times.begin(), times.end());
+        return times;
+    };
+    EXPECT_EQ(took(on.out), took(off.out));
+}
+
+} // namespace
+} // namespace e2e
