@@ -43,13 +43,16 @@ struct WakeRelay {
   std::atomic<uint32_t> requests[kWakeRelaySlots];
 };
 
-// The server's side: hands the wake of the word at `offset` to the relay.
-// False when there is no relay, when the relay is the rank to wake, or when
-// the requests are full: the caller wakes it itself (a wake the relay makes
-// as well is harmless). `appended` is the server's own count.
-inline bool relay_wake(WakeRelay& relay, uint32_t& appended, uint32_t offset, uint32_t rank_to_wake)
+// The server's side: hands the wake of the word at `offset` to the relay,
+// whose rank it returns in `relayed_to`. False when there is no relay, when
+// the relay is the rank to wake, or when the requests are full: the caller
+// wakes it itself (a wake the relay makes as well is harmless). `appended`
+// is the server's own count.
+inline bool relay_wake(WakeRelay& relay, uint32_t& appended, uint32_t offset, uint32_t rank_to_wake,
+                       uint32_t& relayed_to)
 {
   const uint32_t helper = relay.helper.load(std::memory_order_seq_cst);
+  relayed_to = helper;
   if (helper == kNoWakeRelay || helper == rank_to_wake)
     return false;
   if (appended - relay.taken.load(std::memory_order_acquire) >= kWakeRelaySlots)
@@ -60,6 +63,14 @@ inline bool relay_wake(WakeRelay& relay, uint32_t& appended, uint32_t offset, ui
   // (Both sides use sequentially consistent operations: either a relay,
   // leaving, finds this request when it drains, or this sees no relay.)
   return relay.helper.load(std::memory_order_seq_cst) != kNoWakeRelay;
+}
+
+// The server's side, when a relay did not make a wake in time (stopped by a
+// debugger, or a signal): no more wakes go to it, until a warm rank takes
+// the role again.
+inline void drop_relay(WakeRelay& relay, uint32_t helper)
+{
+  relay.helper.compare_exchange_strong(helper, kNoWakeRelay, std::memory_order_seq_cst);
 }
 
 // The relay's side: wakes what was requested, each request once (a relay

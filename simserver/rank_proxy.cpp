@@ -178,6 +178,7 @@ RankProxy::Wake RankProxy::wait_for_request()
     if (not wait_for_the_call(relay_period) && caller_.reply_bell().sleeping.load(std::memory_order_seq_cst) != 0) {
       world_.relayed_wakes_missed++;
       caller_.reply_bell().wake();
+      world_.processes->drop_relay(relayed_to_);
     }
   }
   StallWatch stall;
@@ -459,7 +460,7 @@ void RankProxy::reply(ipc::Reply reply)
     // there is one (checked in wait_for_request); else the server does.
     // (Either way a futex wake, and a scheduling delay.)
     stats.wake_ups++;
-    if (main_lane && world_.answers_out == 1 && world_.processes->relay_wake(bell, rank_)) {
+    if (main_lane && world_.answers_out == 1 && world_.processes->relay_wake(bell, rank_, relayed_to_)) {
       wake_relayed_ = true;
       world_.wakes_relayed++;
     } else {

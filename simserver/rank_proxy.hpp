@@ -102,6 +102,7 @@ private:
   double last_horizon_ = 0;
   bool answer_out_ = false; // counted in World::answers_out
   bool wake_relayed_ = false; // its last answer's wake was handed to the warm rank (ipc/wake_relay.hpp)
+  uint32_t relayed_to_ = 0;   // that rank
   // Its rank's process called back on its answer, or ended: the answer is
   // no longer out (World::answers_out).
   void answer_taken();

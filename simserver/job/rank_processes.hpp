@@ -54,9 +54,12 @@ public:
   // From the layout the server made, never from what the segment says now.
   [[nodiscard]] ipc::Channel* channel(unsigned rank) const { return channels_[rank]; }
   [[nodiscard]] ipc::SharedScheduling* scheduling() const { return scheduling_; }
-  // Has the warm rank wake the sleeper of `bell` (a channel's reply bell):
-  // false when no rank relays now (ipc/wake_relay.hpp), and the caller wakes it.
-  bool relay_wake(const ipc::Doorbell& bell, unsigned rank_to_wake);
+  // Has the warm rank wake the sleeper of `bell` (a channel's reply bell),
+  // and says which rank that is (`relayed_to`): false when no rank relays
+  // now (ipc/wake_relay.hpp), and the caller wakes it.
+  bool relay_wake(const ipc::Doorbell& bell, unsigned rank_to_wake, uint32_t& relayed_to);
+  // A relay that missed a wake gets no more (until a warm rank takes the role).
+  void drop_relay(uint32_t relay) { ipc::drop_relay(scheduling_->wake_relay, relay); }
   // Set before the ranks start (read-only for them afterwards).
   void set_only_served_rank_spins(bool on);
   // Server ends of the ranks' PMI sockets (the rank's end is its PMI_FD).

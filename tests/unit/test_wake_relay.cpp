@@ -70,8 +70,10 @@ TEST(WakeRelay, TheWarmWaiterWakesTheSleeperTheServerHandedIt)
 
   // The server answers rank 1 without waking it: the relay does.
   uint32_t appended = 0;
+  uint32_t relayed_to = 0;
   ASSERT_TRUE(channels.sleeper.publish());
-  ASSERT_TRUE(relay_wake(relay, appended, channels.offset_of(channels.sleeper), 1));
+  ASSERT_TRUE(relay_wake(relay, appended, channels.offset_of(channels.sleeper), 1, relayed_to));
+  EXPECT_EQ(relayed_to, 2U);
   EXPECT_TRUE(within_a_second([&] { return answered.load(); })) << "the relayed wake did not come";
   channels.sleeper.wake(); // (releases it if the relay failed; else nobody sleeps there)
   sleeper.join();
@@ -94,8 +96,9 @@ TEST(WakeRelay, ARelayThatLeavesWakesWhatWasHandedToItMeanwhile)
   const WakeRelayRole role{&relay, channels.base(), sizeof channels, 2};
   role.take();
   uint32_t appended = 0;
+  uint32_t relayed_to = 0;
   ASSERT_TRUE(channels.sleeper.publish());
-  ASSERT_TRUE(relay_wake(relay, appended, channels.offset_of(channels.sleeper), 1));
+  ASSERT_TRUE(relay_wake(relay, appended, channels.offset_of(channels.sleeper), 1, relayed_to));
   role.leave(); // before its next turn: its drain makes the wake
   EXPECT_EQ(relay.helper.load(), kNoWakeRelay);
   EXPECT_TRUE(within_a_second([&] { return answered.load(); })) << "the leaving relay did not wake it";
@@ -107,15 +110,28 @@ TEST(WakeRelay, WithoutARelayOrWithNoRoomTheServerWakesItself)
 {
   WakeRelay relay;
   uint32_t appended = 0;
-  EXPECT_FALSE(relay_wake(relay, appended, 0, 1)) << "no relay";
+  uint32_t to = 0;
+  EXPECT_FALSE(relay_wake(relay, appended, 0, 1, to)) << "no relay";
   EXPECT_EQ(appended, 0U);
   relay.helper = 1;
-  EXPECT_FALSE(relay_wake(relay, appended, 0, 1)) << "the relay is the rank to wake";
+  EXPECT_FALSE(relay_wake(relay, appended, 0, 1, to)) << "the relay is the rank to wake";
   relay.helper = 2;
   for (uint32_t i = 0; i < kWakeRelaySlots; ++i)
-    EXPECT_TRUE(relay_wake(relay, appended, 0, 1));
-  EXPECT_FALSE(relay_wake(relay, appended, 0, 1)) << "every slot waits for the relay";
+    EXPECT_TRUE(relay_wake(relay, appended, 0, 1, to));
+  EXPECT_FALSE(relay_wake(relay, appended, 0, 1, to)) << "every slot waits for the relay";
   EXPECT_EQ(appended, kWakeRelaySlots);
+}
+
+// A relay that missed a wake (stopped by a debugger) is dropped, unless
+// another took the role meanwhile.
+TEST(WakeRelay, ARelayThatMissedAWakeIsDropped)
+{
+  WakeRelay relay;
+  relay.helper = 3;
+  s4bxi::ipc::drop_relay(relay, 2);
+  EXPECT_EQ(relay.helper.load(), 3U) << "another rank's role was taken";
+  s4bxi::ipc::drop_relay(relay, 3);
+  EXPECT_EQ(relay.helper.load(), kNoWakeRelay);
 }
 
 // The page is one every rank writes: garbage in the counts or the offsets
@@ -142,6 +158,7 @@ TEST(WakeRelay, GarbageOverTheRelayIsSurvived)
   // The server's own count, not the page's, says where it appends: a
   // taken count that the program moved leaves it waking itself.
   uint32_t appended = 0;
+  uint32_t to = 0;
   relay.taken = 0x5a5a5a5a;
-  EXPECT_FALSE(relay_wake(relay, appended, 0, 1));
+  EXPECT_FALSE(relay_wake(relay, appended, 0, 1, to));
 }
