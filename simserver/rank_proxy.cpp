@@ -460,7 +460,7 @@ void RankProxy::reply(ipc::Reply reply)
     // there is one (checked in wait_for_request); else the server does.
     // (Either way a futex wake, and a scheduling delay.)
     stats.wake_ups++;
-    if (main_lane && world_.answers_out == 1 && world_.processes->relay_wake(bell, rank_, relayed_to_)) {
+    if (main_lane && world_.processes->relay_wake(bell, rank_, relayed_to_)) {
       wake_relayed_ = true;
       world_.wakes_relayed++;
     } else {
