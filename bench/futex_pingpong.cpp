@@ -42,11 +42,16 @@ void wait_plain(s4bxi::ipc::Doorbell& bell, uint32_t seen)
   }
 }
 
+// Two doorbells in memory that a fork shares.
+Shared* shared_bells()
+{
+  void* memory = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  return new (memory) Shared();
+}
+
 double run(int iterations, bool spin)
 {
-  auto* shared = static_cast<Shared*>(
-      mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
-  new (shared) Shared();
+  Shared* shared = shared_bells();
   pid_t child = fork();
   if (child == 0) {
     s4bxi::ipc::SpinBudget budget;
@@ -91,9 +96,7 @@ struct WakeCost {
 // 1 or on CPU 0 too, rings once it sleeps and yields until it answers.
 WakeCost wake_cost(int iterations, bool same_cpu)
 {
-  auto* shared = static_cast<Shared*>(
-      mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
-  new (shared) Shared();
+  Shared* shared = shared_bells();
   pid_t child = fork();
   if (child == 0) {
     pin_to(0);

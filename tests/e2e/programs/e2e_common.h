@@ -148,18 +148,24 @@ static inline void e2e_sleep_ns(long ns)
     nanosleep(&ts, NULL);
 }
 
-/* An MD over [start, start + length) with no EQ and no counter. */
-static inline ptl_handle_md_t e2e_bind_md(ptl_handle_ni_t ni, void *start, ptl_size_t length)
+/* An MD over [start, start + length) with events to `eq` and no counter. */
+static inline ptl_handle_md_t e2e_bind_md_eq(ptl_handle_ni_t ni, void *start, ptl_size_t length, ptl_handle_eq_t eq)
 {
     ptl_md_t md;
     memset(&md, 0, sizeof md);
     md.start = start;
     md.length = length;
-    md.eq_handle = PTL_EQ_NONE;
+    md.eq_handle = eq;
     md.ct_handle = PTL_CT_NONE;
     ptl_handle_md_t handle;
     E2E_OK(PtlMDBind(ni, &md, &handle));
     return handle;
+}
+
+/* An MD over [start, start + length) with no EQ and no counter. */
+static inline ptl_handle_md_t e2e_bind_md(ptl_handle_ni_t ni, void *start, ptl_size_t length)
+{
+    return e2e_bind_md_eq(ni, start, length, PTL_EQ_NONE);
 }
 
 /* A priority-list ME over [start, start + length) that any rank may reach

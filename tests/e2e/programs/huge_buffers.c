@@ -90,14 +90,7 @@ int main(void)
         e2e_barrier();
         /* And back, into the same buffer, by a Get from rank 0's entry. */
         memset(mine, 0, BYTES);
-        ptl_md_t desc;
-        memset(&desc, 0, sizeof desc);
-        desc.start = mine;
-        desc.length = BYTES;
-        desc.eq_handle = eq;
-        desc.ct_handle = PTL_CT_NONE;
-        ptl_handle_md_t md;
-        E2E_OK(PtlMDBind(ni, &desc, &md));
+        ptl_handle_md_t md = e2e_bind_md_eq(ni, mine, BYTES, eq);
         E2E_OK(PtlGet(md, 0, BYTES, e2e_peer(0), PT, 0, 0, NULL));
         ptl_event_t event;
         E2E_OK(PtlEQWait(eq, &event));
