@@ -62,4 +62,11 @@ void back(uint64_t start, uint64_t length)
   next_slot = (next_slot + 1) % kRemembered;
 }
 
+void back_entry(uint64_t start, uint64_t length)
+{
+  constexpr uint64_t kLargestEntry = 256ULL << 20;
+  if (length <= kLargestEntry)
+    back(start, length);
+}
+
 } // namespace s4bxi::preload::huge_pages

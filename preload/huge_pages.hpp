@@ -17,7 +17,13 @@ namespace s4bxi::preload::huge_pages {
 
 // From the Hello reply: whether the run asks for it.
 void enable(bool on);
-// The buffer [start, start + length) is about to be communicated with.
+// The buffer [start, start + length) is about to be communicated with (the
+// local side of a Put or a Get: every byte of it is copied).
 void back(uint64_t start, uint64_t length);
+// The same for an entry the process appends, unless it is larger than 256
+// MiB: such an entry exposes a heap or all of memory rather than a message,
+// and collapsing fills each stretch that holds a page (the kernel collapses
+// only those), at some 100 us a stretch.
+void back_entry(uint64_t start, uint64_t length);
 
 } // namespace s4bxi::preload::huge_pages

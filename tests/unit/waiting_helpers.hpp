@@ -5,7 +5,10 @@
 #include "cpu_contention.hpp"
 
 #include <chrono>
+#include <fstream>
+#include <string>
 
+#include <sys/syscall.h>
 #include <unistd.h>
 
 // Waiters spin as on an idle machine while one lives: a test that checks who
@@ -28,4 +31,13 @@ template <class Done> bool within_a_second(Done done)
     usleep(1);
   }
   return done();
+}
+
+// Whether the thread `tid` of this process is blocked in the futex system
+// call now (not only about to call it: a waiter announces its sleep first).
+inline bool asleep_in_futex(pid_t tid)
+{
+  std::ifstream syscall_file("/proc/self/task/" + std::to_string(tid) + "/syscall");
+  long number = -1;
+  return static_cast<bool>(syscall_file >> number) && number == SYS_futex;
 }
