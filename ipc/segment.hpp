@@ -75,6 +75,12 @@ struct SharedScheduling {
   // The warm rank wakes, from its CPU, the sleepers the server hands it.
   WakeRelay wake_relay;
 };
+// Where tests/e2e/programs/scribble_segment.c (mode relay_lost) finds them.
+static_assert(offsetof(SharedScheduling, wake_relay) + offsetof(WakeRelay, helper) == 192);
+static_assert(offsetof(SharedScheduling, wake_relay) + offsetof(WakeRelay, appended) == 256);
+static_assert(offsetof(SharedScheduling, wake_relay) + offsetof(WakeRelay, taken) == 320);
+static_assert(offsetof(SharedScheduling, wake_relay) + offsetof(WakeRelay, requests) == 324);
+static_assert(offsetof(SharedScheduling, warm_rank) == 64);
 
 inline constexpr uint32_t kAttentionPmi = 1;
 inline constexpr uint32_t kAttentionEnded = 2;

@@ -77,7 +77,9 @@ inline void drop_relay(WakeRelay& relay, uint32_t helper)
 // that is leaving and the one taking its place may both drain).
 inline void serve_wake_requests(WakeRelay& relay, const char* channels, std::size_t channels_length)
 {
-  while (true) {
+  // (Bounded: a program that keeps writing over the counts cannot hold the
+  // relay here.)
+  for (uint32_t turn = 0; turn < 2 * kWakeRelaySlots; ++turn) {
     uint32_t taken = relay.taken.load(std::memory_order_acquire);
     const uint32_t appended = relay.appended.load(std::memory_order_seq_cst);
     if (taken == appended)

@@ -173,12 +173,18 @@ RankProxy::Wake RankProxy::wait_for_request()
     // The warm rank was to wake it: if its answer is still not taken after a
     // while (the relay lost its CPU, or left and missed it), the server
     // wakes it. (A second wake is a spurious one, which the rank absorbs.)
+    // Whatever ended the wait (a call, the time, or an attention flag), a
+    // rank that has not called since and still sleeps is woken here.
     wake_relayed_ = false;
     const timespec relay_period{0, 200'000};
-    if (not wait_for_the_call(relay_period) && caller_.reply_bell().sleeping.load(std::memory_order_seq_cst) != 0) {
-      world_.relayed_wakes_missed++;
+    const bool woken = wait_for_the_call(relay_period);
+    if (request_bell.current() == requests_seen_ &&
+        caller_.reply_bell().sleeping.load(std::memory_order_seq_cst) != 0) {
       caller_.reply_bell().wake();
-      world_.processes->drop_relay(relayed_to_);
+      if (not woken) {
+        world_.relayed_wakes_missed++;
+        world_.processes->drop_relay(relayed_to_);
+      }
     }
   }
   StallWatch stall;

@@ -5,6 +5,9 @@
 #include "e2e_test.hpp"
 #include "json_lite.hpp"
 
+#include <algorithm>
+#include <thread>
+
 namespace e2e {
 namespace {
 
@@ -96,6 +99,34 @@ TEST_F(RobustSegment, GarbageOverItsQueuedPutNamesTheRank)
     TempDir dir;
     auto r = damaged("queued", dir, {"--cfg=s4bxi/compute:none"});
     expect_reported_end(r, dir, "rank 1 overwrote its channel to the emulator");
+}
+
+// A thread of rank 1 keeps writing over the relay of the server's futex wakes
+// (ipc/wake_relay.hpp: the page is one every rank writes): no rank keeps
+// warm long, the relay named is no rank, requests are taken back at once and
+// their slots point nowhere. No wake may be lost: the run goes on, whoever
+// makes them (the waiters that drain the relay as they leave it, or the
+// server when an answer is not taken; server_waiting.relayed_missed counts
+// those, a few per run here). (More ranks than cores: only then do waiting
+// ranks sleep.)
+TEST_F(RobustSegment, GarbageOverTheWakeRelayLosesNoWake)
+{
+    TempDir dir;
+    const unsigned ranks = std::max(4U, std::thread::hardware_concurrency() + 2);
+    RunOptions options;
+    options.timeout = std::chrono::seconds(60);
+    auto r = run({"-n", std::to_string(ranks), "--report", dir.file("report.json"), program("scribble_segment"),
+                  "relay_lost"},
+                 options);
+    expect_all_passed(r, "scribble_segment", static_cast<int>(ranks));
+    std::string error;
+    auto report = json::parse(read_file(dir.file("report.json")), &error);
+    ASSERT_TRUE(report.has_value()) << error << "\n" << describe(r);
+    const json::Value *waiting = report->get("server_waiting");
+    ASSERT_TRUE(waiting && waiting->get("relayed") && waiting->get("relayed_missed")) << read_file(dir.file("report.json"));
+    EXPECT_GT(waiting->get("relayed")->number, 0) << "no wake was handed to the relay named\n"
+                                                  << read_file(dir.file("report.json"));
+    EXPECT_LE(waiting->get("relayed_missed")->number, waiting->get("relayed")->number);
 }
 
 } // namespace

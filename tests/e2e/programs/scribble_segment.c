@@ -20,6 +20,11 @@
  *     queued      a small Put on a physical NI, which the process queues
  *                 itself, then the same garbage (over where the Put waits
  *                 for the server), then a call
+ *     relay_lost  a thread of rank 1 keeps writing over the relay of the
+ *                 server's wakes (ipc/wake_relay.hpp): no rank keeps warm
+ *                 long, the relay named is no rank, what is handed to it is
+ *                 taken back at once, its slots point nowhere; meanwhile all
+ *                 ranks go through 20 barriers, and the run goes on
  *
  * Prints "scribble_segment: rank R: all checks passed" when the run goes on.
  */
@@ -28,6 +33,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -50,6 +57,34 @@ static char *segment_mapping(size_t *length)
         fclose(maps);
     return found;
 }
+
+/* The relay's words in the scheduling page (ipc::WakeRelay inside
+ * ipc::SharedScheduling: ipc/segment.hpp asserts these offsets). */
+enum { kWarmRank = 64, kRelayHelper = 192, kRelayAppended = 256, kRelayTaken = 320, kRelayRequests = 324,
+       kRelaySlots = 64 };
+static _Atomic int relay_clobbering = 1;
+
+static void *drop_relayed_wakes(void *scheduling_page)
+{
+    volatile uint32_t *helper = (volatile uint32_t *)((char *)scheduling_page + kRelayHelper);
+    volatile uint32_t *appended = (volatile uint32_t *)((char *)scheduling_page + kRelayAppended);
+    volatile uint32_t *taken = (volatile uint32_t *)((char *)scheduling_page + kRelayTaken);
+    volatile uint32_t *requests = (volatile uint32_t *)((char *)scheduling_page + kRelayRequests);
+    volatile uint32_t *warm = (volatile uint32_t *)((char *)scheduling_page + kWarmRank);
+    while (atomic_load(&relay_clobbering)) {
+        /* No rank keeps warm long, the relay is no rank, what is handed to
+         * it is taken back at once, and its slots point nowhere. */
+        *warm = 1000;
+        *helper = 1000;
+        *appended = *taken;
+        for (int i = 0; i < kRelaySlots; ++i)
+            requests[i] = 0xfffffff0u;
+        sched_yield();
+    }
+    return NULL;
+}
+
+static pthread_t relay_clobber;
 
 static void scribble(const char *mode, int rank, int size, ptl_handle_ni_t ni)
 {
@@ -126,6 +161,11 @@ static void scribble(const char *mode, int rank, int size, ptl_handle_ni_t ni)
         for (long i = page - 1; i >= page / 4; --i)
             own[i] = (char)0xa5;
         E2E_OK(PtlMDRelease(md)); /* the server's: the run ends here */
+    } else if (strcmp(mode, "relay_lost") == 0) {
+        uint64_t scheduling_offset;
+        memcpy(&scheduling_offset, segment + 24, sizeof scheduling_offset);
+        E2E_CHECK(pthread_create(&relay_clobber, NULL, drop_relayed_wakes, segment + scheduling_offset) == 0,
+                  "pthread_create");
     } else {
         E2E_DIE("unknown mode %s", mode);
     }
@@ -140,8 +180,13 @@ int main(int argc, char **argv)
     if (e2e_rank == 1)
         scribble(mode, e2e_rank, e2e_size, ni);
     /* Then ordinary traffic, which must still work (or end the run). */
-    e2e_barrier();
-    e2e_barrier();
+    const int barriers = strcmp(mode, "relay_lost") == 0 ? 20 : 2;
+    for (int i = 0; i < barriers; ++i)
+        e2e_barrier();
+    if (e2e_rank == 1 && strcmp(mode, "relay_lost") == 0) {
+        atomic_store(&relay_clobbering, 0);
+        pthread_join(relay_clobber, NULL);
+    }
     e2e_barrier_fini();
     E2E_OK(PtlNIFini(ni));
     PtlFini();
