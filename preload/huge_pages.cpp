@@ -44,9 +44,14 @@ void enable(bool on)
   enabled.store(on, std::memory_order_relaxed);
 }
 
+bool worth_backing(uint64_t length)
+{
+  return length >= kHugePage && enabled.load(std::memory_order_relaxed);
+}
+
 void back(uint64_t start, uint64_t length)
 {
-  if (length < kHugePage || not enabled.load(std::memory_order_relaxed) || start > UINT64_MAX - length)
+  if (not worth_backing(length) || start > UINT64_MAX - length)
     return;
   const uint64_t begin = (start + kHugePage - 1) / kHugePage * kHugePage;
   const uint64_t end = (start + length) / kHugePage * kHugePage;

@@ -17,6 +17,9 @@ namespace s4bxi::preload::huge_pages {
 
 // From the Hello reply: whether the run asks for it.
 void enable(bool on);
+// Whether a buffer of `length` bytes may hold a whole huge page, and the run
+// asks for them: a check without a system call or a lock.
+bool worth_backing(uint64_t length);
 // The buffer [start, start + length) is about to be communicated with (the
 // local side of a Put or a Get: every byte of it is copied).
 void back(uint64_t start, uint64_t length);

@@ -125,6 +125,17 @@ int forward_triggered_atomic(Op op, const AtomicCall& call, bool swap, ptl_handl
   return api::forward(request, reply);
 }
 
+// The local side of a Put or a Get on huge pages (huge_pages.hpp), where it
+// is large enough: only then is the MD table (and its lock) looked at, not
+// on every small message.
+void back_local_side(ipc::Handle md, uint64_t offset, uint64_t length)
+{
+  if (not huge_pages::worth_backing(length))
+    return;
+  if (const uint64_t address = queued_puts::md_address(md, offset); address != 0)
+    huge_pages::back(address, length);
+}
+
 } // namespace
 
 extern "C" {
@@ -143,8 +154,7 @@ S4BXI_EXPORT int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_
              remote_offset, user_ptr, hdr_data);
   if (client::queue_put(request.args.put))
     return PTL_OK; // checked here; the server runs it with the next call (queued_puts.hpp)
-  if (const uint64_t address = queued_puts::md_address(request.args.put.md, local_offset); address != 0)
-    huge_pages::back(address, length);
+  back_local_side(request.args.put.md, local_offset, length);
   request.args.put.inline_length = 0;
   ipc::Reply reply;
   return api::forward(request, reply);
@@ -159,8 +169,7 @@ S4BXI_EXPORT int PtlGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_
   ipc::Request request = api::request_for(Op::Get);
   encode_get(request.args.get, md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset,
              user_ptr);
-  if (const uint64_t address = queued_puts::md_address(request.args.get.md, local_offset); address != 0)
-    huge_pages::back(address, length);
+  back_local_side(request.args.get.md, local_offset, length);
   ipc::Reply reply;
   return api::forward(request, reply);
 }

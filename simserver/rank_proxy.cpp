@@ -170,11 +170,10 @@ RankProxy::Wake RankProxy::wait_for_request()
     return woken;
   };
   if (wake_relayed_) {
-    // The warm rank was to wake it: if its answer is still not taken after a
-    // while (the relay lost its CPU, or left and missed it), the server
-    // wakes it. (A second wake is a spurious one, which the rank absorbs.)
-    // Whatever ended the wait (a call, the time, or an attention flag), a
-    // rank that has not called since and still sleeps is woken here.
+    // The warm rank was to wake it. If, whatever ended this wait (a call,
+    // the time, an attention flag), the rank has not called since and still
+    // sleeps, the server wakes it (a second wake is a spurious one, which the
+    // rank absorbs); a relay that let the time pass gets no more wakes.
     wake_relayed_ = false;
     const timespec relay_period{0, 200'000};
     const bool woken = wait_for_the_call(relay_period);

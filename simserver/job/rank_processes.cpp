@@ -82,7 +82,7 @@ RankProcesses::RankProcesses(unsigned count, const ipc::ClockConfig& clock)
 bool RankProcesses::relay_wake(const ipc::Doorbell& bell, unsigned rank_to_wake, uint32_t& relayed_to)
 {
   const auto offset = static_cast<uint32_t>(reinterpret_cast<const char*>(&bell.sequence) - channel_area_);
-  return ipc::relay_wake(scheduling_->wake_relay, wakes_relayed_, offset, rank_to_wake, relayed_to);
+  return ipc::relay_wake(scheduling_->wake_relay, wake_requests_appended_, offset, rank_to_wake, relayed_to);
 }
 
 void RankProcesses::set_only_served_rank_spins(bool on)

@@ -92,7 +92,7 @@ private:
   std::vector<ipc::Channel*> channels_;
   ipc::SharedScheduling* scheduling_ = nullptr;
   const char* channel_area_ = nullptr; // where channel 0 starts
-  uint32_t wakes_relayed_ = 0; // the server's own count of WakeRelay::appended
+  uint32_t wake_requests_appended_ = 0; // the server's own count of WakeRelay::appended
   std::vector<pid_t> pids_;
   std::vector<int> pmi_sockets_;
   std::vector<int> rank_pmi_fds_;
