@@ -18,6 +18,7 @@
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Link.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -202,11 +203,18 @@ int main(int argc, char** argv)
   world.nics.resize(world.nodes.size());
   try { // per-node options and fault injection name hosts and links of the platform
     auto faults = nic::Faults::from_options(world.nodes);
+    world.links_may_fail = faults && faults->turns_links_off();
     for (const auto& node : world.nodes)
       world.nics[node.nid] = std::make_unique<nic::Nic>(world, node, faults);
   } catch (const std::invalid_argument& e) {
     usage_error(e.what());
   }
+  // A link that goes off otherwise (a state profile of the platform file):
+  // the messages sent from then on are detached communications.
+  s4u::Link::on_state_change_cb([&world](const s4u::Link& link) {
+    if (not link.is_on())
+      world.links_may_fail = true;
+  });
   for (const auto& node : world.nodes)
     world.nics[node.nid]->start();
   nic::judge_early_answers(world);

@@ -259,6 +259,9 @@ struct World {
   std::vector<std::unique_ptr<nic::Nic>> nics; // indexed by nid
   // How far ahead the ranks may answer their polls (nic/landing_bounds.hpp).
   nic::LandingBounds landing;
+  // A link may go off during the run (s4bxi/link-down, or a link seen going
+  // off): the wire's communications are detached from then on (nic/wire_comms.hpp).
+  bool links_may_fail = false;
   job::RankProcesses* processes = nullptr;
   job::LivelockWatch livelock; // told how every operation ended (portals/initiator.cpp)
   job::CrashReports crashes;   // filled by the rank watcher's thread

@@ -159,20 +159,27 @@ void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
     return;
   }
   intrusive_ptr_add_ref(message); // the receiver's reference, or the cleaner's when the link fails
-  destination.inbox(message->network(), node_.nid)
-      ->put_init(message, bytes_on_wire)
-      ->detach([this, bytes_on_wire](void* data) {
-        // The communication failed, because a link of its route is off, or
-        // it was still on its way when the simulation ended.
-        auto* lost = static_cast<Message*>(data);
-        if (not route_is_up(lost->dst_nid)) {
-          statistics_.messages_lost++;
-          XBT_VERB("%s to node %u lost on a failed link", describe(*lost).c_str(), lost->dst_nid);
-          trace_lost(*lost, bytes_on_wire, "lost on a failed link");
-        }
-        world_.landing.ended(*lost);
-        intrusive_ptr_release(lost);
-      });
+  auto comm = destination.inbox(message->network(), node_.nid)->put_init(message, bytes_on_wire);
+  wire_comms_.end_ended([this](Message* lost, uint64_t bytes) { lost_on_the_way(lost, bytes); });
+  // (Messages queued or on the wire, this one included: about how long
+  // maestro's list of detached communications may be.)
+  if (world_.links_may_fail || world_.landing.on_their_way() <= WireComms::kFewOnTheirWay) {
+    comm->detach([this, bytes_on_wire](void* data) { lost_on_the_way(static_cast<Message*>(data), bytes_on_wire); });
+  } else {
+    comm->start();
+    wire_comms_.keep(std::move(comm), message, bytes_on_wire);
+  }
+}
+
+void Nic::lost_on_the_way(Message* lost, uint64_t bytes_on_wire)
+{
+  if (not route_is_up(lost->dst_nid)) {
+    statistics_.messages_lost++;
+    XBT_VERB("%s to node %u lost on a failed link", describe(*lost).c_str(), lost->dst_nid);
+    trace_lost(*lost, bytes_on_wire, "lost on a failed link");
+  }
+  world_.landing.ended(*lost);
+  intrusive_ptr_release(lost);
 }
 
 bool Nic::route_is_up(unsigned destination) const

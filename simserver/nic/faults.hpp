@@ -62,6 +62,7 @@ public:
   [[nodiscard]] bool active() const { return active_; }
   // Whether any message can be lost: dropped, or on a link that goes down.
   [[nodiscard]] bool can_lose() const { return active_ || not link_events_.empty(); }
+  [[nodiscard]] bool turns_links_off() const { return not link_events_.empty(); }
 
 private:
   explicit Faults(const std::vector<platform::Node>& nodes) : nodes_(nodes) {}

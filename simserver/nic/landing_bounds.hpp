@@ -98,6 +98,8 @@ public:
   // The earliest time the NIC of `node` can write an event it has not
   // written yet, as seen at `now` (never before `now`).
   [[nodiscard]] double earliest_write(unsigned node, double now) const;
+  // How many messages are on their way now (nic/wire_comms.hpp).
+  [[nodiscard]] std::size_t on_their_way() const { return on_way_.size(); }
   // Whether the TX queues and engines of `node` hold no message.
   [[nodiscard]] bool sends_nothing(unsigned node) const { return sending_[node] == 0; }
 

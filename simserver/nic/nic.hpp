@@ -10,6 +10,7 @@
 #include "message.hpp"
 #include "nic_parameters.hpp"
 #include "traffic.hpp"
+#include "wire_comms.hpp"
 #include "../world.hpp"
 
 #include <simgrid/s4u/Mailbox.hpp>
@@ -116,6 +117,10 @@ private:
   void log_e2e_statistics() const; // at the end of the run, s4bxi_e2e at verbose level
   // Puts a message on the wire: sequence number, fault injection, E2E entry.
   void send_on_wire(Message* message, uint64_t bytes_on_wire);
+  // A message whose communication failed: a link of its route is off, or it
+  // was still on its way when the simulation ended. Releases the receiver's
+  // reference that send_on_wire took.
+  void lost_on_the_way(Message* lost, uint64_t bytes_on_wire);
   [[nodiscard]] bool route_is_up(unsigned destination) const;
   // The next message of an RX lane, in arrival order (waits for one).
   MessagePtr receive(VirtualNetwork network, int lane);
@@ -181,6 +186,7 @@ private:
   // warning and a backtrace.
   std::list<simgrid::s4u::CommPtr> dma_reads_;
   E2eState e2e_;
+  WireComms wire_comms_; // the communications its engines started, not detached
   NicStatistics statistics_;
   // The PCIe route from the node's CPU (memory_work.cpp), and the earliest a
   // message sent now can land here.

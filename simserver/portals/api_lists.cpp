@@ -116,9 +116,9 @@ void Api::write_append_permits(RankPortals& rank, std::span<ipc::AppendPermit> p
     permit.matching = ni->matching ? 1 : 0;
     permit.entry = encode_handle(ni->matching ? HandleKind::ME : HandleKind::LE, ni->slot, *ni->reserved_entry);
     const auto room = static_cast<size_t>(ni->limits.max_list_size);
-    for (size_t i = 0; i < ni->portal_table.size() && i < ipc::kAppendPermitPts; ++i) {
+    for (const uint32_t i : ni->allocated_pts) {
       const PortalTableEntry& pt = ni->portal_table[i];
-      if (pt.allocated && pt.priority.size() < room && pt.overflow.size() < room)
+      if (i < ipc::kAppendPermitPts && pt.priority.size() < room && pt.overflow.size() < room)
         permit.pts_with_room[i / 64] |= uint64_t{1} << (i % 64);
     }
   }

@@ -38,6 +38,7 @@ Reply Api::pt_alloc(RankPortals& rank, const ipc::PTAllocArgs& args)
   auto& pt = ni->portal_table[index];
   pt = PortalTableEntry{};
   pt.allocated = true;
+  ni->allocated_pts.push_back(index);
   // PTL_PT_ALLOC_DISABLED: disabled until PtlPTEnable; meanwhile a message
   // fails as at any disabled entry (PTL_NI_PT_DISABLED, no event here).
   pt.enabled = (args.options & kPTAllocDisabled) == 0;
@@ -58,6 +59,7 @@ Reply Api::pt_free(RankPortals& rank, const ipc::PTArgs& args)
     return status(Status::PtInUse);
   ni->unexpected_headers -= std::min<uint64_t>(ni->unexpected_headers, pt.unexpected.size());
   pt = PortalTableEntry{};
+  std::erase(ni->allocated_pts, args.pt_index);
   return status(Status::Ok);
 }
 

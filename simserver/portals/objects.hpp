@@ -163,6 +163,10 @@ struct NetworkInterface {
   unsigned references = 0; // PtlNIInit calls not yet matched by PtlNIFini
   ipc::NILimits limits{};
   std::vector<PortalTableEntry> portal_table;
+  // The indices of its allocated entries, in no order: what every answer's
+  // append permits look at (Api::write_append_permits), rather than the whole
+  // table (256 entries and more, a few kB of cold memory per answer with 1,024 ranks).
+  std::vector<uint32_t> allocated_pts;
   std::vector<ipc::ProcessId> map; // logical rank -> (nid, pid); empty until set
   SlotTable<EventQueue> eqs;
   SlotTable<CountingEvent> cts;
