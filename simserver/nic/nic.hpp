@@ -117,9 +117,9 @@ private:
   void log_e2e_statistics() const; // at the end of the run, s4bxi_e2e at verbose level
   // Puts a message on the wire: sequence number, fault injection, E2E entry.
   void send_on_wire(Message* message, uint64_t bytes_on_wire);
-  // A message whose communication failed: a link of its route is off, or it
-  // was still on its way when the simulation ended. Releases the receiver's
-  // reference that send_on_wire took.
+  // A message whose communication failed: a link of its route is off, or
+  // (detached) it was still on its way when the simulation ended. Releases
+  // the receiver's reference that send_on_wire took.
   void lost_on_the_way(Message* lost, uint64_t bytes_on_wire);
   [[nodiscard]] bool route_is_up(unsigned destination) const;
   // The next message of an RX lane, in arrival order (waits for one).
