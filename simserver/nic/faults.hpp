@@ -61,7 +61,8 @@ public:
 
   [[nodiscard]] bool active() const { return active_; }
   // Whether any message can be lost: dropped, or on a link that goes down.
-  [[nodiscard]] bool can_lose() const { return active_ || not link_events_.empty(); }
+  [[nodiscard]] bool can_lose() const { return active_ || turns_links_off(); }
+  // Whether links go down during the run (s4bxi/link-down).
   [[nodiscard]] bool turns_links_off() const { return not link_events_.empty(); }
 
 private:
