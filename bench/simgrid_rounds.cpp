@@ -2,10 +2,14 @@
 // machine now, with no model and no rank process. Prints the wall time of a
 // scheduling round that wakes one actor (a sleep that ends), with one actor
 // and with many (each round then wakes a different one, as when many ranks
-// take turns), and of a simcall answered at once (a semaphore release).
+// take turns), and of a simcall answered at once (a semaphore release). Each
+// round is timed twice: with SimGrid's own sleep, and with the server's
+// (simserver/actor_sleep.hpp: a kernel timer that releases the actor).
 // tools/scale-bench.sh reads them next to the emulator's simulating time per
 // round, as tools/bench.sh reads the raw futex ping-pong next to our IPC.
 // Usage: simgrid_rounds [rounds (default 200000)] [actor counts... (default 1 1024)] [--cfg=name:value...]
+#include "actor_sleep.hpp"
+
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
@@ -60,22 +64,31 @@ int main(int argc, char** argv)
   // Each test runs in its own actor, one after the other.
   s4u::Actor::create("driver", host, [&] {
     for (long actors : actor_counts) {
-      // Actor i wakes at the slots i, i + actors, i + 2 actors... (1 us
-      // apart, well above SimGrid's time resolution): every round ends one
-      // sleep and runs one actor.
-      const long per_actor = rounds / actors > 0 ? rounds / actors : 1;
-      const double base = s4u::Engine::get_clock() + 1e-6;
-      constexpr double kSlot = 1e-6;
-      const auto start = Clock::now();
-      std::vector<s4u::ActorPtr> sleepers;
-      for (long i = 0; i < actors; ++i)
-        sleepers.push_back(s4u::Actor::create("sleeper" + std::to_string(i), host, [base, kSlot, i, actors, per_actor] {
-          for (long k = 0; k < per_actor; ++k)
-            s4u::this_actor::sleep_until(base + static_cast<double>(k * actors + i) * kSlot);
-        }));
-      for (auto& sleeper : sleepers)
-        sleeper->join();
-      std::printf("round waking 1 of %5ld actors: %8.3f us\n", actors, microseconds_since(start, per_actor * actors));
+      for (bool servers_sleep : {false, true}) {
+        // Actor i wakes at the slots i, i + actors, i + 2 actors... (1 us
+        // apart, well above SimGrid's time resolution): every round ends one
+        // sleep and runs one actor.
+        const long per_actor = rounds / actors > 0 ? rounds / actors : 1;
+        const double base = s4u::Engine::get_clock() + 1e-6;
+        constexpr double kSlot = 1e-6;
+        const auto start = Clock::now();
+        std::vector<s4u::ActorPtr> sleepers;
+        for (long i = 0; i < actors; ++i)
+          sleepers.push_back(
+              s4u::Actor::create("sleeper" + std::to_string(i), host, [base, kSlot, i, actors, per_actor, servers_sleep] {
+                for (long k = 0; k < per_actor; ++k) {
+                  const double until = base + static_cast<double>(k * actors + i) * kSlot;
+                  if (servers_sleep)
+                    s4bxi::sleep_until(until);
+                  else
+                    s4u::this_actor::sleep_until(until);
+                }
+              }));
+        for (auto& sleeper : sleepers)
+          sleeper->join();
+        std::printf("round waking 1 of %5ld actors%s: %8.3f us\n", actors, servers_sleep ? ", server's sleep" : "",
+                    microseconds_since(start, per_actor * actors));
+      }
     }
     auto semaphore = s4u::Semaphore::create(0);
     const auto start = Clock::now();

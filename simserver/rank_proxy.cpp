@@ -1,5 +1,6 @@
 #include "rank_proxy.hpp"
 
+#include "actor_sleep.hpp"
 #include "job/blocked_ranks.hpp"
 #include "job/parked_ranks.hpp"
 #include "job/stall_notice.hpp"
@@ -205,7 +206,7 @@ RankProxy::Wake RankProxy::wait_for_request()
         replay_published_polls();
         caller_.awaiting_request = false;
         ran_ahead_s_ += bound - s4u::Engine::get_clock();
-        s4u::this_actor::sleep_until(bound);
+        s4bxi::sleep_until(bound);
         caller_.awaiting_request = true;
         world_.processes->scheduling()->served_rank.store(rank_, std::memory_order_relaxed);
       }
@@ -852,7 +853,7 @@ void RankProxy::serve_lane()
   caller_.bell_seen = requests_seen_;
   const double opened_at = static_cast<double>(lane.opened_at_ns) * 1e-9;
   if (opened_at > s4u::Engine::get_clock() + 1e-12 && std::isfinite(opened_at))
-    s4u::this_actor::sleep_until(opened_at);
+    s4bxi::sleep_until(opened_at);
   if (caller_.start_parked) // its thread sleeps in the kernel: the simulation goes on without it
     park();
   for (Wake wake = wait_for_request(); wake != Wake::Ended; wake = wait_for_request()) {

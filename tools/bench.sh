@@ -209,12 +209,12 @@ smpi_comparison() {
   # SimGrid's scheduling rounds per MPI message (the report's engine_rounds:
   # every sleep, message and wake-up of the model), and what SimGrid alone
   # takes for as many rounds, measured now with no model and no process
-  # (bench/simgrid_rounds): the part of our wall time per message that only
-  # fewer rounds can take away.
+  # (bench/simgrid_rounds, with the server's own sleep: simserver/actor_sleep.hpp):
+  # the part of our wall time per message that only fewer rounds can take away.
   local rounds round_us
   rounds=$(sed -n 's/.*"engine_rounds": \([0-9]*\),.*/\1/p' "$work"/pingpong.ours.?.json |
     awk -v n="$pingpong_n" '{ print $1 / (2 * n) }' | median)
-  round_us=$("$bench/simgrid_rounds" 200000 1 | sed -n 's/.*round waking 1 of *1 actors: *\([0-9.]*\) us.*/\1/p')
+  round_us=$("$bench/simgrid_rounds" 200000 1 | sed -n "s/.*round waking 1 of *1 actors, server's sleep: *\([0-9.]*\) us.*/\1/p")
   if [ -n "$rounds" ] && [ -n "$round_us" ]; then
     awk -v r="$rounds" -v u="$round_us" 'BEGIN {
       printf "  8 B ping-pong (ours): %.1f SimGrid rounds per MPI message; bare SimGrid takes %.3f us per round here: %.1f us per message\n",

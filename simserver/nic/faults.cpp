@@ -1,5 +1,6 @@
 #include "faults.hpp"
 
+#include "../actor_sleep.hpp"
 #include "../model_options.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -223,7 +224,7 @@ void Faults::run_link_events()
 {
   // Overlapping outages of one link keep it off until the last one ends.
   for (const auto& event : link_events_) {
-    s4u::this_actor::sleep_until(event.time);
+    s4bxi::sleep_until(event.time);
     for (auto* link : event.links) {
       if (event.down && outages_in_progress_[link]++ == 0)
         link->turn_off();

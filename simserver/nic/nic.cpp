@@ -1,5 +1,6 @@
 #include "nic.hpp"
 
+#include "../actor_sleep.hpp"
 #include "../model_options.hpp"
 #include "../portals/memory_region.hpp"
 #include "../trace/recorder.hpp"
@@ -185,13 +186,13 @@ void Nic::transmit(Message* message)
     // A DMA read: the request crosses PCIe, then the data streams back. The
     // wire transfer is pipelined with it but cannot start before the first
     // PCIe packet has arrived (thesis 4.3.3).
-    s4u::this_actor::sleep_for(params_.pci_latency_s);
+    s4bxi::sleep_for(params_.pci_latency_s);
     dma_read = dma_reads_.insert(dma_reads_.end(), s4u::Comm::sendto_async(node_.cpu, node_.nic, length));
     const double first_packet = static_cast<double>(std::min<uint64_t>(length, kPciePacketBytes));
-    s4u::this_actor::sleep_for(params_.pci_latency_s + first_packet / params_.pci_transfer_cap_Bps);
+    s4bxi::sleep_for(params_.pci_latency_s + first_packet / params_.pci_transfer_cap_Bps);
   }
   if (message->kind != Message::Kind::BxiAck) // emitted by the RX engine without TX processing (e2e.cpp)
-    s4u::this_actor::sleep_for(params_.tx_delay_s);
+    s4bxi::sleep_for(params_.tx_delay_s);
 
   // Once put on the wire, the message is shared with the receiving RX engine
   // (and kept by E2E until acknowledged): nothing changes it any more.
@@ -250,7 +251,7 @@ void Nic::rx_loop(VirtualNetwork network, int lane)
               .src = static_cast<int>(message->src_nid), .actor = lane, .retry = retry_of(*message)};
     }
     if (message->kind != Message::Kind::BxiAck) // a BXI ACK only clears an E2E entry
-      s4u::this_actor::sleep_for(delay);
+      s4bxi::sleep_for(delay);
     const MessagePtr handled = message; // on its way until every event of its handling is written
     if (network == VirtualNetwork::Request)
       handle_request(std::move(message));

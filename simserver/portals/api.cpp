@@ -6,6 +6,7 @@
 // blocked time.
 #include "api.hpp"
 
+#include "../actor_sleep.hpp"
 #include "../trace/recorder.hpp"
 #include "api_internal.hpp"
 #include "api_waits.hpp"
@@ -256,7 +257,7 @@ Reply Api::sleep(RankPortals& rank, const ipc::SleepArgs& args)
     end = args.not_before;
   if (end - start > kTimeResolution) {
     rank.expect_long_wait();
-    s4u::this_actor::sleep_until(end);
+    s4bxi::sleep_until(end);
     charge_blocked(rank, trace::Kind::Wait, start, "sleep");
   }
   return status(Status::Ok);

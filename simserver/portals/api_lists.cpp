@@ -1,6 +1,7 @@
 // PtlMEAppend/PtlLEAppend, PtlMEUnlink/PtlLEUnlink, PtlMESearch/PtlLESearch.
 #include "api.hpp"
 
+#include "../actor_sleep.hpp"
 #include "api_internal.hpp"
 #include "event_delivery.hpp"
 #include "lists.hpp"
@@ -188,7 +189,7 @@ Reply Api::search(RankPortals& rank, const ipc::SearchArgs& args)
   // it sees them.
   const double written = event_landing_time(rank);
   if (written > simgrid::s4u::Engine::get_clock())
-    simgrid::s4u::this_actor::sleep_until(written);
+    s4bxi::sleep_until(written);
   return status(Status::Ok);
 }
 

@@ -5,6 +5,7 @@
 // (preload/local_polls.hpp).
 #include "api.hpp"
 
+#include "../actor_sleep.hpp"
 #include "../model_options.hpp"
 #include "../trace/kinds.hpp"
 #include "api_internal.hpp"
@@ -165,7 +166,7 @@ const char* Api::replay_empty_polls(RankPortals& rank, std::span<const ipc::Loca
   if (cost > 0) {
     for (size_t i = 0; i < steps.size(); ++i)
       end += cost;
-    s4u::this_actor::sleep_until(end);
+    s4bxi::sleep_until(end);
   }
   // Each poll found nothing at its own end: no polled queue had an event
   // landed by then (a later landing was written after it, or lands later).
@@ -197,7 +198,7 @@ const char* Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& 
     // (The process answers no poll that would block here, but one at whose
     // end an event has landed: its block would have ended at once.)
     if (const double cost = options::poll_cost_s(); cost > 0)
-      s4u::this_actor::sleep_for(cost);
+      s4bxi::sleep_for(cost);
     charge_blocked(rank, trace::Kind::Poll, start, "empty poll answered by the process");
   }
   auto none_ready = [&] {
@@ -260,7 +261,7 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
   PollStreak& streak = streak_of(rank);
   const double cost = options::poll_cost_s();
   if (cost > 0) {
-    s4u::this_actor::sleep_for(cost);
+    s4bxi::sleep_for(cost);
     charge_blocked(rank, trace::Kind::Poll, now, "empty poll");
   }
   const int limit = options::poll_block_after();
@@ -341,7 +342,7 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
   // (a block that ended on a landing already slept to its period's end).
   if (cost > 0 && not periods.ended_on_period)
     if (const double extra = rest_of_poll_period(start, s4u::Engine::get_clock(), cost); extra > 0)
-      s4u::this_actor::sleep_for(extra);
+      s4bxi::sleep_for(extra);
   charge_blocked(rank, trace::Kind::Poll, start, "polling (blocked until a polled object changes)");
   // Released to poll once more: the next empty poll blocks again.
   streak.count = released ? limit - 1 : 0;

@@ -4,6 +4,7 @@
 // in simulated time until it is. Not for other users.
 #pragma once
 
+#include "../actor_sleep.hpp"
 #include "../world.hpp"
 
 #include "abort_watch.hpp"
@@ -107,7 +108,7 @@ bool block_until(RankPortals& rank, double deadline, Check check, PollPeriods* p
       const bool rounded = periods != nullptr && periods->period > 0 && until < deadline;
       if (rounded)
         until += rest_of_poll_period(periods->start, until, periods->period);
-      simgrid::s4u::this_actor::sleep_until(until);
+      s4bxi::sleep_until(until);
       if (periods != nullptr)
         periods->ended_on_period = rounded;
     }
