@@ -29,7 +29,7 @@ set(server "${ROOT}/simserver")
 # its path (relative to simserver/) matches: the named files come before the
 # folder they are in. A rule names its floor by its index in `floors`, from 0.
 set(floors
-    "ground: options, the command line, logs, the trace, the platform"
+    "ground: options, the command line, logs, the trace, the platform, the actors' sleeps"
     "the rank processes (job/)"
     "what World holds"
     "World (world.hpp)"
