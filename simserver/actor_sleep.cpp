@@ -35,6 +35,12 @@ struct Group {
   std::vector<Alarm*> others;
 };
 
+std::vector<std::function<void()>>& wake_up_callbacks()
+{
+  static std::vector<std::function<void()>> all;
+  return all;
+}
+
 std::map<double, Group>& groups()
 {
   static std::map<double, Group> all;
@@ -69,6 +75,12 @@ bool actors_run_one_at_a_time()
   return sequential;
 }
 
+double precision()
+{
+  static const double value = simgrid::config::get_value<double>("surf/precision");
+  return value;
+}
+
 // SimGrid ends together every action that ends within its precision of the
 // date it moves to (surf/precision: double_equals in its models), a sleep of
 // this_actor::sleep_for included, whereas a timer goes off only once its date
@@ -79,10 +91,9 @@ void hook_time_advances()
 {
   static const bool hooked = [] {
     s4u::Engine::on_time_advance_cb([](double) {
-      static const double precision = simgrid::config::get_value<double>("surf/precision");
       const double now = s4u::Engine::get_clock();
       auto& all = groups();
-      for (auto due = all.upper_bound(now); due != all.end() && due->first - now < precision;) {
+      for (auto due = all.upper_bound(now); due != all.end() && due->first - now < precision();) {
         auto group = due++;
         group->second.timer->remove();
         wake(group);
@@ -148,6 +159,21 @@ void sleep_until(double when)
     }
   } cancel{*alarm};
   alarm->bell->acquire();
+  for (const auto& callback : wake_up_callbacks())
+    callback();
+}
+
+void on_wake_up_cb(std::function<void()> callback)
+{
+  wake_up_callbacks().push_back(std::move(callback));
+}
+
+bool some_actor_sleeps()
+{
+  // Not those due now, or within the precision: SimGrid's models end such
+  // sleep actions before time advance callbacks run.
+  const auto& all = groups();
+  return not all.empty() && all.rbegin()->first - s4u::Engine::get_clock() >= precision();
 }
 
 void sleep_for(double duration)

@@ -12,11 +12,19 @@
 // main loop).
 #pragma once
 
+#include <functional>
+
 namespace s4bxi {
 
 // Returns at once when `when` is not after the current simulated time.
 void sleep_until(double when);
 // Returns at once when `duration` is not positive.
 void sleep_for(double duration);
+// Whether an actor sleeps here: a wake is then on its way, as a sleep action
+// of SimGrid's models would be (portals/poll_sentinel.cpp looks at both).
+bool some_actor_sleeps();
+// Called in the actor's context once it wakes from a sleep, as SimGrid's
+// Actor::on_wake_up is after this_actor::sleep_for.
+void on_wake_up_cb(std::function<void()> callback);
 
 } // namespace s4bxi

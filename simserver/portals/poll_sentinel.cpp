@@ -1,5 +1,6 @@
 #include "poll_sentinel.hpp"
 
+#include "../actor_sleep.hpp"
 #include "../job/blocked_ranks.hpp"
 #include "../model_options.hpp"
 #include "api.hpp"
@@ -32,6 +33,10 @@ PollSentinel::PollSentinel(World& world, AbortWatch& aborts) : world_(world), ab
     arm();
   });
   s4u::Actor::on_wake_up_cb([this](const s4u::Actor&) {
+    events_++;
+    arm();
+  });
+  s4bxi::on_wake_up_cb([this] { // the server's sleeps (actor_sleep.hpp)
     events_++;
     arm();
   });
@@ -98,11 +103,12 @@ bool PollSentinel::something_ends_later()
   if (RankPortals::deadline_waits > 0)
     return false;
   // (Not a timer: one may be removed, an E2E timer once its messages are
-  // acknowledged, and nothing arms the check then.)
+  // acknowledged, and nothing arms the check then. But an actor's sleep, on
+  // a timer too, ends with its wake-up, which arms it.)
   for (auto* model : s4u::Engine::get_instance()->get_all_models())
     if (not model->get_started_action_set()->empty())
       return true;
-  return false;
+  return some_actor_sleeps();
 }
 
 bool PollSentinel::simulation_idle()

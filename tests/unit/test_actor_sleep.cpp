@@ -100,10 +100,16 @@ TEST(ActorSleep, WakesWhenSimGridsSleepWouldAndLeavesNoTimerBehindAKilledDaemon)
     s4bxi::sleep_until(kTogether);
     victim_woke = true;
   });
+  bool sleeper_seen = false;
   s4u::Actor::create("killer", host, [&] {
     s4bxi::sleep_until(kTogether / 2);
+    sleeper_seen = s4bxi::some_actor_sleeps(); // the survivor and the victim
     victim->kill();
   });
+  // Every sleep that ends calls back, in the woken actor (the poll sentinel
+  // arms on it, as on SimGrid's Actor::on_wake_up).
+  int woken = 0;
+  s4bxi::on_wake_up_cb([&woken] { woken++; });
   std::vector<double> time_points;
   s4u::Engine::on_time_advance_cb([&](double) { time_points.push_back(s4u::Engine::get_clock()); });
 
@@ -137,6 +143,11 @@ TEST(ActorSleep, WakesWhenSimGridsSleepWouldAndLeavesNoTimerBehindAKilledDaemon)
   for (double point : time_points)
     EXPECT_FALSE(point > kShared && point < kShared + kPrecision) << point;
   EXPECT_EQ(survivor_woke, kTogether);
+  EXPECT_TRUE(sleeper_seen);
+  EXPECT_FALSE(s4bxi::some_actor_sleeps());
+  // Ours: 2 x 200 of the schedules (the sleep of nothing and the one to a
+  // time passed do not sleep), the shared one, the survivor and the killer.
+  EXPECT_EQ(woken, 2 * 200 + 3);
   EXPECT_FALSE(victim_woke);
   EXPECT_FALSE(daemon_woke);
   EXPECT_TRUE(daemon_killed);
