@@ -27,23 +27,18 @@ constexpr unsigned long kRoundsBetweenLooks = 16;
 PollSentinel::PollSentinel(World& world, AbortWatch& aborts) : world_(world), aborts_(aborts), holder_(world, aborts)
 {
   // Whatever may leave the simulation with nothing pending: an activity that
-  // ends, an actor that wakes up, time that advances.
-  s4u::Activity::on_completion_cb([this](const s4u::Activity&) {
-    events_++;
-    arm();
-  });
-  s4u::Actor::on_wake_up_cb([this](const s4u::Actor&) {
-    events_++;
-    arm();
-  });
-  s4bxi::on_wake_up_cb([this] { // the server's sleeps (actor_sleep.hpp)
-    events_++;
-    arm();
-  });
-  s4u::Engine::on_time_advance_cb([this](double) {
-    events_++;
-    arm();
-  });
+  // ends, an actor that wakes up (from SimGrid's sleep or the server's,
+  // actor_sleep.hpp), time that advances.
+  s4u::Activity::on_completion_cb([this](const s4u::Activity&) { happened(); });
+  s4u::Actor::on_wake_up_cb([this](const s4u::Actor&) { happened(); });
+  s4bxi::on_wake_up_cb([this] { happened(); });
+  s4u::Engine::on_time_advance_cb([this](double) { happened(); });
+}
+
+void PollSentinel::happened()
+{
+  events_++;
+  arm();
 }
 
 void PollSentinel::start_holder(s4u::Host* host)

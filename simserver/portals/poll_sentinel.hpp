@@ -64,6 +64,7 @@ public:
   void arm();
 
 private:
+  void happened(); // anything happened in the simulation: counted, and the check armed
   void check(); // release the blocked pollers if nothing else is pending
   [[nodiscard]] static bool simulation_idle();
   // Something on its way ends in time and arms the check again when it does:
