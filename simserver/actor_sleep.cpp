@@ -111,6 +111,9 @@ void sleep_until(double when)
   xbt_assert(not std::isnan(when), "a sleep until no time");
   if (not(when > s4u::Engine::get_clock()))
     return;
+  // (As SimGrid's sleep_until, whose sleep_for refuses an infinite time: a
+  // timer at infinity would move simulated time there.)
+  xbt_assert(std::isfinite(when), "a sleep until no finite time");
   if (not actors_run_one_at_a_time()) {
     s4u::this_actor::sleep_until(when);
     return;

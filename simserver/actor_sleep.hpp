@@ -16,7 +16,8 @@
 
 namespace s4bxi {
 
-// Returns at once when `when` is not after the current simulated time.
+// Returns at once when `when` is not after the current simulated time; a
+// later `when` must be finite.
 void sleep_until(double when);
 // Returns at once when `duration` is not positive.
 void sleep_for(double duration);
