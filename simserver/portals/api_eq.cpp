@@ -48,10 +48,14 @@ Reply Api::eq_get(RankPortals& rank, ipc::Handle handle, bool wait)
     return status(Status::ArgInvalid);
   if (wait) {
     const double start = s4u::Engine::get_clock();
-    block_until(rank, kForever, [&] { return eq_readiness(find()); });
+    const bool ready = block_until(rank, kForever, [&] { return eq_readiness(find()); });
     charge_blocked(rank, trace::Kind::Wait, start, "PtlEQWait");
     if (aborted(rank))
       return status(Status::Aborted);
+    // Its process ended meanwhile (another of its threads exited it): there
+    // is no event to take (and nobody to answer).
+    if (not ready)
+      return status(Status::EqEmpty);
   } else if (not eq_readiness(find()).ready) {
     charge_empty_poll(rank, HandleKind::EQ, std::span(&handle, 1));
     if (not eq_readiness(find()).ready)
