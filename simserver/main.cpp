@@ -195,8 +195,8 @@ int main(int argc, char** argv)
     rank.node = world.nodes[(*node_of)[r]].nid;
     rank.pid = next_pid[(*node_of)[r]]++;
     rank.uid = static_cast<uint32_t>(getuid());
+    rank.changed = std::make_shared<ChangeSignal>();
     rank.mutex = s4u::Mutex::create();
-    rank.changed = s4u::ConditionVariable::create();
     rank.unparked = s4u::ConditionVariable::create();
     world.by_address[{rank.nid(), rank.pid}] = r;
   }

@@ -722,7 +722,6 @@ void RankProxy::start_lane(World& world, portals::Api& api, pmi::Server& pmi, jo
   caller.sleep_in_long_waits = rank.sleep_in_long_waits;
   caller.mutex = rank.mutex;
   caller.changed = rank.changed;
-  caller.waiting_for_change = rank.waiting_for_change;
   caller.unparked = s4u::ConditionVariable::create();
   caller.nic_memory_work = rank.nic_memory_work;
   caller.owner = &rank;

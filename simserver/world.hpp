@@ -3,6 +3,7 @@
 // reference given at creation.
 #pragma once
 
+#include "change_signal.hpp"
 #include "job/crash_reports.hpp"
 #include "job/livelock_watch.hpp"
 #include "job/rank_processes.hpp"
@@ -113,13 +114,11 @@ struct RankPortals {
   bool debugged = false;
   unsigned init_count = 0; // PtlInit calls not matched by PtlFini
   std::array<std::unique_ptr<portals::NetworkInterface>, portals::kNISlots> nis;
-  // Notified whenever an EQ or CT of this rank may have changed.
+  // Notified whenever an EQ or CT of this rank may have changed (shared
+  // with its lanes).
+  std::shared_ptr<ChangeSignal> changed;
+  // For the wait on `unparked`.
   simgrid::s4u::MutexPtr mutex;
-  simgrid::s4u::ConditionVariablePtr changed;
-  // How many of the rank's callers wait on `changed` now (shared with its
-  // lanes, like `changed`): a notification nobody waits for is not sent,
-  // since each is a simcall (3 per message of a 2-rank ping-pong).
-  std::shared_ptr<unsigned> waiting_for_change = std::make_shared<unsigned>(0);
   // Where this caller waits while parked (rank_proxy.cpp, park): its own,
   // not `changed`, which a lane shares with its rank. A parked thread of the
   // process (Open MPI's libevent thread, parked for the whole run) was woken
@@ -204,8 +203,7 @@ struct RankPortals {
   void notify()
   {
     notifications++;
-    if (*waiting_for_change > 0)
-      changed->notify_all();
+    changed->notify_all();
   }
   // Something that may release this caller from its park (job/parked_ranks.hpp).
   void notify_parked()

@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <mutex>
 
 namespace s4bxi::portals::detail {
 
@@ -56,11 +55,9 @@ struct PollPeriods {
 template <class Check>
 bool block_until(RankPortals& rank, double deadline, Check check, PollPeriods* periods = nullptr)
 {
-  // The rank's mutex is only for the condition wait: actors run one at a time
-  // and only a simcall lets others run, so a check and the wait that follows
-  // it with no simcall between cannot miss a notification. Taking the mutex
-  // is a simcall (others run meanwhile): the check is made again under it.
-  // Not holding it across the sleeps saves four simcalls per blocked poll.
+  // Actors run one at a time and only a simcall lets others run: a check
+  // and the wait that follows it with no simcall between cannot miss a
+  // notification (change_signal.hpp).
   while (true) {
     // Its process ended meanwhile (another thread of it exited): nobody
     // waits for the answer any more.
@@ -78,26 +75,14 @@ bool block_until(RankPortals& rank, double deadline, Check check, PollPeriods* p
       periods->ended_on_period = false;
     if (std::isinf(r.next_landing)) {
       // Nothing on its way yet: whatever comes notifies us (up to the deadline).
-      std::unique_lock lock(*rank.mutex);
-      if (aborted(rank) || not rank.process().alive)
-        return false;
-      if (const Readiness again = check(); again.ready || not std::isinf(again.next_landing))
-        continue;
-      // Counted from here, with no simcall since the check: a change made
-      // before is seen by the check, one made after is notified.
-      struct Waiting {
-        unsigned& count;
-        explicit Waiting(unsigned& c) : count(c) { count++; }
-        ~Waiting() { count--; }
-      } waiting{*rank.waiting_for_change};
       if (std::isinf(deadline))
-        rank.changed->wait(lock);
+        rank.changed->wait_until(kForever);
       else {
         struct Counted {
           Counted() { RankPortals::deadline_waits++; }
           ~Counted() { RankPortals::deadline_waits--; }
         } counted;
-        rank.changed->wait_until(lock, deadline);
+        rank.changed->wait_until(deadline);
       }
     } else {
       // Something lands at `wake` at the latest (landings are in arrival

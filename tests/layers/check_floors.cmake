@@ -50,7 +50,7 @@ set(rules
     "^portals/(objects|handles|slot_table)\\.hpp$" 2
     "^portals/memory_region\\.(c|h)pp$" 2
     "^world\\.hpp$" 3
-    "^(model_options|log_settings|launch_options|command_line|actor_sleep)\\.(c|h)pp$" 0
+    "^(model_options|log_settings|launch_options|command_line|actor_sleep|change_signal)\\.(c|h)pp$" 0
     "^trace/" 0
     "^platform/" 0
     "^job/" 1
