@@ -9,12 +9,11 @@
 // timer behind to move simulated time on.
 // (One engine per process: one scenario.)
 #include "actor_sleep.hpp"
+#include "scenario_engine.hpp"
 
 #include <gtest/gtest.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/NetZone.hpp>
 
 #include <algorithm>
 #include <vector>
@@ -23,15 +22,9 @@ namespace s4u = simgrid::s4u;
 
 TEST(ActorSleep, WakesWhenSimGridsSleepWouldAndLeavesNoTimerBehindAKilledDaemon)
 {
-  int argc = 1;
-  char name[] = "unit_actor_sleep";
-  char* argv[] = {name, nullptr};
-  s4u::Engine engine(&argc, argv);
+  ScenarioEngine scenario("unit_actor_sleep", {"surf/precision:1e-13"});
   constexpr double kPrecision = 1e-13;
-  s4u::Engine::set_config("surf/precision:1e-13");
-  auto* zone = s4u::create_full_zone("zone");
-  s4u::Host* host = zone->create_host("host", 1e9);
-  zone->seal();
+  s4u::Host* host = scenario.one_host();
 
   // The same schedule of sleeps, by SimGrid's sleep and by ours, in two
   // actors each: poll-like periods, NIC-like delays, sleeps until a time
@@ -122,7 +115,7 @@ TEST(ActorSleep, WakesWhenSimGridsSleepWouldAndLeavesNoTimerBehindAKilledDaemon)
     daemon_woke = true;
   })->daemonize();
 
-  engine.run();
+  scenario.run();
 
   ASSERT_EQ(ours_a.woken.size(), 200u);
   ASSERT_EQ(ours_b.woken.size(), 200u);

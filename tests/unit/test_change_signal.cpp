@@ -7,12 +7,11 @@
 // lost, as a condition variable's is.
 // (One engine per process: one scenario.)
 #include "change_signal.hpp"
+#include "scenario_engine.hpp"
 
 #include <gtest/gtest.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/NetZone.hpp>
 
 #include <limits>
 
@@ -20,13 +19,8 @@ namespace s4u = simgrid::s4u;
 
 TEST(ChangeSignal, WakesEveryWaiterAtTheNotificationAndEndsAtTheDeadlineOtherwise)
 {
-  int argc = 1;
-  char name[] = "unit_change_signal";
-  char* argv[] = {name, nullptr};
-  s4u::Engine engine(&argc, argv);
-  auto* zone = s4u::create_full_zone("zone");
-  s4u::Host* host = zone->create_host("host", 1e9);
-  zone->seal();
+  ScenarioEngine scenario("unit_change_signal");
+  s4u::Host* host = scenario.one_host();
   constexpr double kNever = std::numeric_limits<double>::infinity();
 
   s4bxi::ChangeSignal signal;
@@ -73,7 +67,7 @@ TEST(ChangeSignal, WakesEveryWaiterAtTheNotificationAndEndsAtTheDeadlineOtherwis
     signal.wait_until(6.0);
     lost_woke = s4u::Engine::get_clock();
   });
-  engine.run();
+  scenario.run();
 
   EXPECT_TRUE(waited_for_while_waiting);
   EXPECT_FALSE(waited_for_after);

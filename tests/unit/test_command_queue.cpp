@@ -4,12 +4,11 @@
 // an empty lane's consumer is woken by the next push. (One engine per
 // process: one scenario.)
 #include "nic/command_queue.hpp"
+#include "scenario_engine.hpp"
 
 #include <gtest/gtest.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/NetZone.hpp>
 
 #include <utility>
 #include <vector>
@@ -18,13 +17,8 @@ namespace s4u = simgrid::s4u;
 
 TEST(CommandQueue, FullQueueStallsPushersInOrderAndAnEmptyLaneWakesItsConsumer)
 {
-  int argc = 1;
-  char name[] = "unit_command_queue";
-  char* argv[] = {name, nullptr};
-  s4u::Engine engine(&argc, argv);
-  auto* zone = s4u::create_full_zone("zone");
-  s4u::Host* host = zone->create_host("host", 1e9);
-  zone->seal();
+  ScenarioEngine scenario("unit_command_queue");
+  s4u::Host* host = scenario.one_host();
 
   s4bxi::nic::CommandQueue<int> queue(2, 2); // depth 2, two lanes
   std::vector<std::pair<int, double>> pushed; // (item, when its push returned)
@@ -70,7 +64,7 @@ TEST(CommandQueue, FullQueueStallsPushersInOrderAndAnEmptyLaneWakesItsConsumer)
     s4u::this_actor::sleep_for(20.0);
     queue.push_unbounded(99, 1);
   });
-  engine.run();
+  scenario.run();
 
   // Items 1 and 2 take the two slots at once. Then the slots go to the
   // pushers in the order they began to wait: 3 (at 0 s), 10 (0.5 s), 20

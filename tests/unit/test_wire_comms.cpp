@@ -6,6 +6,7 @@
 // (and only such one).
 // (One engine per process: one scenario.)
 #include "nic/wire_comms.hpp"
+#include "scenario_engine.hpp"
 
 #include <gtest/gtest.h>
 #include <simgrid/Exception.hpp>
@@ -28,11 +29,7 @@ using s4bxi::nic::WireComms;
 
 TEST(WireComms, KeptCommunicationsArriveAsDetachedOnesAndAreEndedAsTheActorGoes)
 {
-  int argc = 1;
-  char name[] = "unit_wire_comms";
-  char* argv[] = {name, nullptr};
-  s4u::Engine engine(&argc, argv);
-  s4u::Engine::set_config("network/model:CM02");
+  ScenarioEngine scenario("unit_wire_comms", {"network/model:CM02"});
   auto* zone = s4u::create_full_zone("zone");
   s4u::Host* sender = zone->create_host("sender", 1e9);
   s4u::Host* receiver = zone->create_host("receiver", 1e9);
@@ -108,7 +105,7 @@ TEST(WireComms, KeptCommunicationsArriveAsDetachedOnesAndAreEndedAsTheActorGoes)
     s4u::this_actor::sleep_for(0.1);
     link->turn_on();
   });
-  engine.run();
+  scenario.run();
 
   for (int i = 0; i < kBurst; ++i) {
     ASSERT_GT(arrived[i], 0) << "detached message " << i;
