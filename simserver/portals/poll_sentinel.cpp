@@ -100,10 +100,15 @@ bool PollSentinel::something_ends_later()
   // (Not a timer: one may be removed, an E2E timer once its messages are
   // acknowledged, and nothing arms the check then. But an actor's sleep, on
   // a timer too, ends with its wake-up, which arms it.)
+  return some_activity_started() || some_actor_sleeps();
+}
+
+bool PollSentinel::some_activity_started()
+{
   for (auto* model : s4u::Engine::get_instance()->get_all_models())
     if (not model->get_started_action_set()->empty())
       return true;
-  return some_actor_sleeps();
+  return false;
 }
 
 bool PollSentinel::simulation_idle()
@@ -111,10 +116,7 @@ bool PollSentinel::simulation_idle()
   // An activity on its way (a message on a link, a PCIe transfer, compute, a
   // sleep, a wait with a deadline) or a timer (E2E retransmission, link
   // state change) can still change what the pollers poll.
-  for (auto* model : s4u::Engine::get_instance()->get_all_models())
-    if (not model->get_started_action_set()->empty())
-      return false;
-  return simgrid::kernel::timer::Timer::next() < 0;
+  return not some_activity_started() && simgrid::kernel::timer::Timer::next() < 0;
 }
 
 void PollSentinel::check()

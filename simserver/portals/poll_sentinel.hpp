@@ -72,6 +72,8 @@ private:
   // but not while a proxy waits with a deadline, whose timeout a
   // notification cancels without either.
   [[nodiscard]] static bool something_ends_later();
+  // An action of one of SimGrid's models is started and not done yet.
+  [[nodiscard]] static bool some_activity_started();
   // Grows whenever anything happens in the simulation (an activity ends, an
   // actor wakes up, time advances, a rank is notified).
   [[nodiscard]] uint64_t happenings() const;
