@@ -14,7 +14,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 21;
+inline constexpr uint32_t kProtocolVersion = 22;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -383,7 +383,10 @@ struct CTUpdateArgs {
   CTEvent value;
 };
 
-inline constexpr std::size_t kMaxInlinePayload = 64;
+// The largest payload a PtlPut the process queues itself carries
+// (QueuedCall::put_payload): BXI's largest PIO payload, 416 B without match
+// bits (408 with).
+inline constexpr std::size_t kMaxQueuedPutPayload = 416;
 struct PutArgs {
   Handle md;
   AckRequest ack_req;
@@ -391,12 +394,13 @@ struct PutArgs {
   uint64_t length;
   ProcessId target;
   uint32_t pt_index;
-  uint32_t inline_length; // bytes of `inline_payload` that hold the payload (<= kMaxInlinePayload)
+  // A Put the process queued: its payload, `length` bytes, is in the queued
+  // call (QueuedCall::put_payload), and this says so (== length); else 0.
+  uint32_t captured_length;
   uint64_t match_bits;
   uint64_t remote_offset;
   uint64_t user_ptr;
   uint64_t hdr_data;
-  unsigned char inline_payload[kMaxInlinePayload];
 };
 struct GetArgs {
   Handle md;
@@ -440,7 +444,7 @@ struct TriggerArgs {
   uint64_t threshold;
 };
 struct TriggeredPutArgs {
-  PutArgs put; // inline_length is 0: the payload is read when the operation fires
+  PutArgs put; // captured_length is 0: the payload is read when the operation fires
   TriggerArgs trigger;
 };
 struct TriggeredGetArgs {
@@ -655,20 +659,34 @@ struct HelloResult {
 // with each reply when the server can tell before the Put is made
 // (nic/put_forecast.cpp): the rank is alone on its node, its NIC sends
 // nothing, and nothing can reach the NIC's command queue, its TX engine or
-// the PCIe bus from the CPU before `until` (seconds). A Put started before
-// `until` (its command write and TX processing included) with a payload the
-// command carries inline ends after `command_s`; its SEND event (for a
-// payload the NIC keeps in its E2E context) lands `send_landing_s` after
-// that; no other event it causes lands here before `own_events_s` after it.
-// The process then knows its clock after the Put and its SEND event, and
-// goes on answering polls itself (preload/queued_puts.hpp).
+// the PCIe bus from the CPU before `until` (seconds). A Put started early
+// enough for its PIO write, command write and TX processing to end before
+// `until` ends after the PIO write of what of its payload the command does
+// not carry inline (beyond `inline_matching` or `inline_plain` bytes: a PCIe
+// write alone on its route, `pio_latency_s` plus its bytes at `pio_Bps`; none
+// when PCIe commands are not modelled) and the command write (`command_s`).
+// Its SEND event, when the NIC writes it as the message leaves (a payload of
+// at most `send_at_tx_max` bytes, which it keeps in its E2E context, or any
+// message sent without E2E), lands `send_landing_s` after that end; one that
+// comes with the message's acknowledgment lands no earlier than
+// `late_send_s` after it. No other event it causes lands here before
+// `own_events_s` after it. The process then knows its clock after the Put
+// and its SEND event, or that it comes later, and goes on answering polls
+// itself (preload/queued_puts.hpp).
 struct PutForecast {
   double until = 0.0; // 0: none
   double command_s = 0.0;
+  double pio_latency_s = 0.0;
+  double pio_Bps = 0.0;
   double send_landing_s = 0.0;
+  double late_send_s = 0.0;
   double own_events_s = 0.0;
   uint32_t max_length_matching = 0; // the largest payload forecast, with and without match bits
   uint32_t max_length_plain = 0;
+  uint32_t inline_matching = 0; // payload bytes the command carries, with and without match bits
+  uint32_t inline_plain = 0;
+  uint32_t send_at_tx_max = 0;
+  uint32_t pad = 0;
 };
 
 // A Put queued with a forecast: what the process took for its end and, when
@@ -678,7 +696,12 @@ struct ForecastPut {
   uint32_t used = 0;       // 1: the process went on from the forecast
   uint32_t send_event = 0; // 1: it added `event` to the MD's queue, landing at `send_landing`
   double end = 0.0;        // simulated seconds
+  // With send_event, when the SEND comes as the message leaves; else 0, or
+  // with send_later, the earliest a SEND that comes with the message's
+  // acknowledgment may land: the process answered polls up to there.
   double send_landing = 0.0;
+  uint32_t send_later = 0; // 1: a SEND event comes, not before `send_landing`
+  uint32_t pad = 0;
   double rounding = 0.0;   // how far the process's clock may be from the server's (seconds)
 
   // How far a forecast time may be from the server's: that rounding, and
@@ -716,6 +739,9 @@ struct QueuedCall {
     AppendArgs append;
     HandleArgs unlink; // Op::Unlink: the entry
   } args;
+  // Op::Put: the payload, as the CPU writes it into the command during the
+  // call (inline or PIO); args.put.captured_length of its bytes.
+  unsigned char put_payload[kMaxQueuedPutPayload];
 };
 
 // What the process needs to answer a PtlMEAppend/PtlLEAppend itself on one
@@ -723,7 +749,10 @@ struct QueuedCall {
 // the next entry appended there gets (reserved by the server until used),
 // and the portal table entries that are allocated and whose two lists have
 // room for one more entry. An append that uses anything else (a counter, an
-// I/O vector, another PT index) goes to the server.
+// I/O vector, another PT index) goes to the server. And the entries with no
+// unexpected header: an append there with its LINK event disabled makes the
+// NIC write no event (portals/api_lists.cpp, Api::append), as long as no
+// message has arrived since, which none does before the reply's horizon.
 inline constexpr unsigned kMaxAppendPermits = 4;
 inline constexpr unsigned kAppendPermitPts = 256;
 struct AppendPermit {
@@ -732,6 +761,7 @@ struct AppendPermit {
   Handle entry = kHandleInvalid;
   uint32_t padding_ = 0;
   uint64_t pts_with_room[kAppendPermitPts / 64]{}; // bit i: PT index i
+  uint64_t pts_without_unexpected[kAppendPermitPts / 64]{};
 };
 
 // Reply::flags: the call was answered before its simulated end (a PtlPut
@@ -774,7 +804,9 @@ struct Reply {
 
 static_assert(std::is_trivially_copyable_v<Request> && std::is_trivially_copyable_v<Reply>,
               "messages are copied byte-wise through shared memory");
-// The inline poll arrays fit in the room the largest arguments already take.
-static_assert(sizeof(PollArgs) <= sizeof(TriggeredPutArgs), "kMaxInlinePollHandles would grow ipc::Request");
+// Every call copies a request into the channel and the server copies it out:
+// three cache lines, of which the inline poll arrays are the largest
+// arguments (more handles would grow every request).
+static_assert(sizeof(Request) <= 192, "ipc::Request grew beyond three cache lines (kMaxInlinePollHandles?)");
 
 } // namespace s4bxi::ipc

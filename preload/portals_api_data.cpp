@@ -29,7 +29,7 @@ void encode_put(ipc::PutArgs& args, ptl_handle_md_t md_handle, ptl_size_t local_
   args.length = length;
   args.target = abi::process_to_wire(target_id);
   args.pt_index = pt_index;
-  args.inline_length = 0; // this library does not know where the MD's bytes are
+  args.captured_length = 0; // this library does not know where the MD's bytes are
   args.match_bits = match_bits;
   args.remote_offset = remote_offset;
   args.user_ptr = abi::address_of(user_ptr);
@@ -155,7 +155,7 @@ S4BXI_EXPORT int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_
   if (client::queue_put(request.args.put))
     return PTL_OK; // checked here; the server runs it with the next call (queued_puts.hpp)
   back_local_side(request.args.put.md, local_offset, length);
-  request.args.put.inline_length = 0;
+  request.args.put.captured_length = 0;
   ipc::Reply reply;
   return api::forward(request, reply);
 }

@@ -19,7 +19,7 @@ void on_reply(std::span<const ipc::AppendPermit> permits, bool enabled)
     permits_of_rank[i] = enabled && i < permits.size() ? permits[i] : ipc::AppendPermit{};
 }
 
-ipc::Handle admit(const ipc::AppendArgs& args)
+ipc::Handle admit(const ipc::AppendArgs& args, bool* writes_no_event)
 {
   ipc::AppendPermit* permit = std::find_if(std::begin(permits_of_rank), std::end(permits_of_rank),
                                            [&args](const ipc::AppendPermit& p) { return p.ni == args.ni; });
@@ -32,6 +32,11 @@ ipc::Handle admit(const ipc::AppendArgs& args)
     return ipc::kHandleInvalid;
   const ipc::Handle entry = permit->entry;
   permit->entry = ipc::kHandleInvalid;
+  if (writes_no_event != nullptr)
+    *writes_no_event =
+        (args.entry.options & ipc::option::kEntryEventLinkDisable) != 0 &&
+        (args.list == ipc::ListKind::Overflow ||
+         ((permit->pts_without_unexpected[args.pt_index / 64] >> (args.pt_index % 64)) & 1U) != 0);
   return entry;
 }
 

@@ -21,7 +21,10 @@ namespace s4bxi::preload::queued_appends {
 void on_reply(std::span<const ipc::AppendPermit> permits, bool enabled);
 
 // The handle `args` gets when the process may answer it itself, else
-// kHandleInvalid (the server must). The permit is then spent.
-ipc::Handle admit(const ipc::AppendArgs& args);
+// kHandleInvalid (the server must). The permit is then spent. Also whether
+// the append, made before the reply's horizon, makes the NIC write no event
+// (`writes_no_event`: its LINK event disabled, and an overflow entry, or a
+// priority one on an entry that had no unexpected header).
+ipc::Handle admit(const ipc::AppendArgs& args, bool* writes_no_event = nullptr);
 
 } // namespace s4bxi::preload::queued_appends

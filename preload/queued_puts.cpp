@@ -55,11 +55,11 @@ const KnownNi* find_ni(ipc::Handle handle)
 // The payload as the CPU would write it now; false where the program's
 // memory cannot be read (the server then answers PTL_ARG_INVALID, and the
 // process must not fault on the program's bad address either).
-bool capture(uint64_t address, ipc::PutArgs& args)
+bool capture(uint64_t address, const ipc::PutArgs& args, unsigned char* payload)
 {
   if (args.length == 0)
     return true;
-  iovec local{args.inline_payload, args.length};
+  iovec local{payload, args.length};
   iovec remote{reinterpret_cast<void*>(address), args.length};
   const int saved_errno = errno;
   const ssize_t copied = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
@@ -155,7 +155,7 @@ void forget_all()
   std::fill(std::begin(mds), std::end(mds), KnownMd{});
 }
 
-bool admit(ipc::PutArgs& args)
+bool admit(ipc::PutArgs& args, std::span<unsigned char, ipc::kMaxQueuedPutPayload> payload)
 {
   std::lock_guard lock(tables_mutex);
   if (not enabled || args.md == ipc::kHandleInvalid || args.md == ipc::kHandleNone)
@@ -179,11 +179,11 @@ bool admit(ipc::PutArgs& args)
   if (args.target.rank_or_nid < first_nid || args.target.rank_or_nid - first_nid >= node_count)
     return false;
   // Only a payload the CPU writes into the command during the call.
-  if (args.length > (ni->matching ? limit_matching : limit_plain))
+  if (args.length > (ni->matching ? limit_matching : limit_plain) || args.length > payload.size())
     return false;
-  if (not capture(md->start + args.local_offset, args))
+  if (not capture(md->start + args.local_offset, args, payload.data()))
     return false;
-  args.inline_length = static_cast<uint32_t>(args.length);
+  args.captured_length = static_cast<uint32_t>(args.length);
   return true;
 }
 
@@ -202,14 +202,31 @@ Forecast forecast(const ipc::PutArgs& args, const ipc::PutForecast& told, int64_
   if (ni == nullptr || args.length > (ni->matching ? told.max_length_matching : told.max_length_plain) ||
       (md->options & ipc::option::kMDEventCtSend) != 0)
     return forecast;
+  // What the command does not carry inline, the CPU writes by PIO first: a
+  // PCIe write alone on its route (api_data.cpp, Api::issue).
+  const uint64_t inline_limit = ni->matching ? told.inline_matching : told.inline_plain;
+  double pio_s = 0;
+  if (args.length > inline_limit && told.pio_Bps > 0)
+    pio_s = told.pio_latency_s + static_cast<double>(args.length - inline_limit) / told.pio_Bps;
+  if (start_ns + to_ns(pio_s) + margin_ns >= to_ns(told.until))
+    return forecast;
   forecast.usable = true;
-  forecast.end_ns = start_ns + to_ns(told.command_s);
+  forecast.end_ns = start_ns + to_ns(pio_s + told.command_s);
   forecast.own_events_ns = forecast.end_ns + to_ns(told.own_events_s);
   // The NIC posts SEND unless the MD disables it (or successes), and it has
-  // a queue to post it in (ipc::Event as initiator.cpp fills it).
-  forecast.send_event = (md->options & ipc::option::kMDEventSendDisable) == 0 &&
-                        (md->options & ipc::option::kMDEventSuccessDisable) == 0 && md->eq != ipc::kHandleNone &&
-                        md->eq != ipc::kHandleInvalid;
+  // a queue to post it in (ipc::Event as initiator.cpp fills it): as the
+  // message leaves when the NIC keeps its payload (or sends it without E2E),
+  // else with its acknowledgment, later than anything this process answers.
+  const bool posted = (md->options & ipc::option::kMDEventSendDisable) == 0 &&
+                      (md->options & ipc::option::kMDEventSuccessDisable) == 0 && md->eq != ipc::kHandleNone &&
+                      md->eq != ipc::kHandleInvalid;
+  const bool at_tx = args.length <= told.send_at_tx_max || md->unreliable;
+  forecast.send_event = posted && at_tx;
+  if (posted && not at_tx) {
+    forecast.send_later = true;
+    forecast.send_landing_ns = forecast.end_ns + to_ns(told.late_send_s);
+    forecast.own_events_ns = std::min(forecast.own_events_ns, forecast.send_landing_ns);
+  }
   if (forecast.send_event) {
     forecast.eq = md->eq;
     forecast.send_landing_ns = forecast.end_ns + to_ns(told.send_landing_s);

@@ -21,6 +21,8 @@
 
 #include "protocol.hpp"
 
+#include <span>
+
 namespace s4bxi::preload::queued_puts {
 
 // What the server granted at attach: the NIDs and the largest payloads.
@@ -42,20 +44,24 @@ uint64_t md_address(ipc::Handle md, uint64_t offset);
 
 // Whether the server would accept this Put, checked as it does
 // (portals/api_data.cpp, Api::prepare), and its payload is small enough; if
-// so, the payload is captured into `args`. False: the server must decide.
-bool admit(ipc::PutArgs& args);
+// so, the payload is captured into `payload` (args.captured_length says so).
+// False: the server must decide.
+bool admit(ipc::PutArgs& args, std::span<unsigned char, ipc::kMaxQueuedPutPayload> payload);
 
 // How an admitted Put that starts at `start_ns` goes on, from the forecast of
 // the latest reply (ipc::PutForecast, nic/put_forecast.cpp), when it covers
-// it: a payload the command carries inline, a target on another node, an MD
-// whose SEND adds to no counter, a start early enough (by `margin_ns`, the
-// rounding between the process's clock and the server's). The process then
-// knows its clock after the Put, and the SEND event its MD's queue gets
-// (the one the server's NIC writes: initiator.cpp, deliver_send_event).
+// it: a payload the CPU writes into the command (inline or PIO), a target on
+// another node, an MD whose SEND adds to no counter, a start early enough (by
+// `margin_ns`, the rounding between the process's clock and the server's).
+// The process then knows its clock after the Put, and the SEND event its
+// MD's queue gets as the message leaves (the one the server's NIC writes:
+// initiator.cpp, deliver_send_event), or that it gets one later, with the
+// message's acknowledgment, not before `send_landing_ns`.
 struct Forecast {
   bool usable = false;
   int64_t end_ns = 0;
   bool send_event = false;
+  bool send_later = false;
   ipc::Handle eq = ipc::kHandleInvalid; // where the SEND event goes
   int64_t send_landing_ns = 0;
   ipc::Event event{};

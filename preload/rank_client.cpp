@@ -613,19 +613,20 @@ bool queue(const ipc::QueuedCall& call, const sim_clock::LocalStep& planned, int
 bool queue_put(ipc::PutArgs& args)
 {
   std::unique_lock<std::mutex> lock;
-  if (not may_queue(lock) or not queued_puts::admit(args))
+  ipc::QueuedCall call{};
+  if (not may_queue(lock) or not queued_puts::admit(args, call.put_payload))
     return false;
   const sim_clock::LocalStep planned = sim_clock::plan_local_step();
   if (not planned.possible)
     return false;
-  ipc::QueuedCall call{};
   call.op = ipc::Op::Put;
   call.args.put = args;
-  // The Put ends when its command is written. When the latest reply's
-  // forecast covers it (and the clock is not waiting for a Put before it),
-  // the process knows when, and its SEND event: it goes on answering polls
-  // (nic/put_forecast.cpp). Else only the server knows: the clock is synced
-  // before it is read, and no poll is answered here until the next reply.
+  // The Put ends when its command is written (after its PIO payload). When
+  // the latest reply's forecast covers it (and the clock is not waiting for
+  // a Put before it), the process knows when, and its SEND event, or that it
+  // comes later: it goes on answering polls (nic/put_forecast.cpp). Else only
+  // the server knows: the clock is synced before it is read, and no poll is
+  // answered here until the next reply.
   const int64_t margin = local_polls::rounding_margin_ns() + (planned.counted ? 1 : 0);
   const queued_puts::Forecast forecast =
       clock_pending.load(std::memory_order_relaxed)
@@ -634,6 +635,7 @@ bool queue_put(ipc::PutArgs& args)
   if (forecast.usable && local_polls::expects_own_put(forecast)) {
     call.forecast.used = 1;
     call.forecast.send_event = forecast.send_event ? 1 : 0;
+    call.forecast.send_later = forecast.send_later ? 1 : 0;
     call.forecast.end = static_cast<double>(forecast.end_ns) * 1e-9; // (the server's seconds)
     call.forecast.send_landing = static_cast<double>(forecast.send_landing_ns) * 1e-9;
     call.forecast.event = forecast.event;
@@ -657,7 +659,8 @@ ipc::Handle queue_append(const ipc::AppendArgs& args)
   const sim_clock::LocalStep planned = sim_clock::plan_local_step();
   if (not planned.possible)
     return ipc::kHandleInvalid;
-  const ipc::Handle entry = queued_appends::admit(args);
+  bool writes_no_event = false;
+  const ipc::Handle entry = queued_appends::admit(args, &writes_no_event);
   if (entry == ipc::kHandleInvalid)
     return entry;
   ipc::QueuedCall call{};
@@ -669,10 +672,11 @@ ipc::Handle queue_append(const ipc::AppendArgs& args)
   if (not queue(call, planned, planned.start_ns))
     return ipc::kHandleInvalid;
   // An append takes no simulated time: the clock stays final, and polls go
-  // on being answered here (its events land after the horizon). It ends
-  // the poll streak, as any call but a poll.
+  // on being answered here (its events, if any, land from a PCIe write on).
+  // It ends the poll streak, as any call but a poll.
   local_polls::end_streak();
-  local_polls::note_own_call(planned.start_ns);
+  if (not writes_no_event)
+    local_polls::note_own_call(planned.start_ns);
   return entry;
 }
 

@@ -601,8 +601,8 @@ void RankProxy::run_queued_call(const ipc::QueuedCall& queued)
   if (queued.op == ipc::Op::Put) {
     // The process captured the payload in the call: the server never reads
     // it from memory the process has gone on using.
-    if (queued.args.put.inline_length != queued.args.put.length || queued.args.put.length > ipc::kMaxInlinePayload)
-      overwritten("its queued PtlPut carries " + std::to_string(queued.args.put.inline_length) + " of its " +
+    if (queued.args.put.captured_length != queued.args.put.length || queued.args.put.length > ipc::kMaxQueuedPutPayload)
+      overwritten("its queued PtlPut carries " + std::to_string(queued.args.put.captured_length) + " of its " +
                   std::to_string(queued.args.put.length) + " bytes");
     request.args.put = queued.args.put;
   } else if (queued.op == ipc::Op::Append) {
@@ -628,8 +628,11 @@ void RankProxy::run_queued_call(const ipc::QueuedCall& queued)
     world_.put_forecasts++;
     world_.ranks[rank_].put_forecast = &queued.forecast;
   }
+  if (queued.op == ipc::Op::Put)
+    world_.ranks[rank_].queued_put_payload = std::span(queued.put_payload, queued.args.put.captured_length);
   const ipc::Reply answer = serve(request, nullptr);
   world_.ranks[rank_].put_forecast = nullptr;
+  world_.ranks[rank_].queued_put_payload = {};
   if (forecast) {
     if (const double end = s4u::Engine::get_clock(); std::abs(end - queued.forecast.end) > queued.forecast.tolerance_s() &&
                                                      world_.put_forecast_misses++ == 0)
@@ -937,7 +940,7 @@ void RankProxy::operator()()
       // fit the request: a Put the process may queue itself.
       const auto& node = nic::node_parameters(rank.node);
       const auto limit = [](uint64_t pio_limit) {
-        return static_cast<uint32_t>(std::min<uint64_t>(pio_limit, ipc::kMaxInlinePayload));
+        return static_cast<uint32_t>(std::min<uint64_t>(pio_limit, ipc::kMaxQueuedPutPayload));
       };
       hello.result.hello = {.rank = rank.rank,
                             .size = static_cast<uint32_t>(world_.ranks.size()),

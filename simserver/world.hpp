@@ -23,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <optional>
 #include <string>
 #include <vector>
@@ -174,9 +175,11 @@ struct RankPortals {
   // the call's end, the process runs ahead of it.
   std::function<void()> answer_early;
   bool running_ahead = false;
-  // Set by the rank's proxy while it runs a PtlPut the process queued with a
-  // forecast (nic/put_forecast.hpp): the operation carries it to its SEND event.
+  // Set by the rank's proxy while it runs a PtlPut the process queued: its
+  // forecast, if the process went on from one (nic/put_forecast.hpp; the
+  // operation carries it to its SEND event), and the payload it captured.
   const ipc::ForecastPut* put_forecast = nullptr;
+  std::span<const unsigned char> queued_put_payload;
 
   [[nodiscard]] uint32_t nid() const { return portals_nid(node); }
   // The rank whose Portals objects this caller uses: itself, or a lane's owner.

@@ -3,16 +3,20 @@
 // CPU-to-NIC side of the rank's node before it has left, its end and its
 // SEND event follow from the model's parameters alone.
 //
-// A queued Put's command is written over PCIe when the server runs it, then
-// the TX engine takes it (after its TX delay) and, for a payload it keeps in
-// its E2E context (s4bxi/early-send-limit), writes the SEND event, which
-// lands a PCIe write later (nic.cpp, transmit). Another command, a DMA read
-// or a message in a TX queue of the node would delay either step; with the
-// rank alone on its node none comes from another process, and what the NIC
-// could start itself (a response, a DMA read for one, a released triggered
-// operation, an E2E retransmission) comes no earlier than the NIC's next
-// event write, which LandingBounds bounds. So a Put that starts early enough
-// for its command write and TX delay to end by then goes exactly so.
+// A queued Put's payload beyond what its command carries inline is written
+// over PCIe by PIO when the server runs it, then its command (nic.cpp,
+// submit); then the TX engine takes it (after its TX delay) and, for a
+// payload it keeps in its E2E context (s4bxi/early-send-limit) or a message
+// sent without E2E, writes the SEND event, which lands a PCIe write later
+// (nic.cpp, transmit); a larger payload's SEND comes with the message's
+// acknowledgment (initiator.cpp), after the target's RX delay at the least.
+// Another command, a DMA read or a message in a TX queue of the node would
+// delay these steps; with the rank alone on its node none comes from another
+// process, and what the NIC could start itself (a response, a DMA read for
+// one, a released triggered operation, an E2E retransmission) comes no
+// earlier than the NIC's next event write, which LandingBounds bounds. So a
+// Put that starts early enough for its PCIe writes and TX delay to end by
+// then goes exactly so.
 #include "nic.hpp"
 
 #include "../model_options.hpp"
@@ -22,6 +26,7 @@
 #include <xbt/config.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -87,8 +92,9 @@ ipc::PutForecast Nic::forecast_put(double now, double earliest_write)
       not dma_reads_.empty() || queue(VirtualNetwork::Request).free_slots() < 1)
     return forecast;
   const double command = params_.model_pci_commands ? command_write_s_ : 0.0;
-  // The latest start whose command write and TX delay end by the NIC's next
-  // possible event write (its SEND then lands by the horizon too).
+  // The latest start whose command write (after the PIO write of its payload,
+  // which the process adds) and TX delay end by the NIC's next possible event
+  // write (its SEND then lands by the horizon too).
   const double until = earliest_write - command - params_.tx_delay_s;
   if (not(until > now))
     return forecast;
@@ -97,14 +103,24 @@ ipc::PutForecast Nic::forecast_put(double now, double earliest_write)
   const double event_write = params_.pci_latency_s + kEventBytes / params_.pci_bandwidth_Bps;
   forecast.until = until;
   forecast.command_s = command;
+  if (params_.model_pci_commands) { // (else no PIO write either: Nic::submit)
+    forecast.pio_latency_s = pcie_latency_s_;
+    forecast.pio_Bps = pcie_narrowest_Bps_;
+  }
   forecast.send_landing_s = params_.tx_delay_s + event_write;
+  // A SEND that comes with the acknowledgment: the target's RX engine
+  // handles the message and sends a BXI ACK at once, which this RX engine
+  // takes without delay (the wires cross no time at the least).
+  forecast.late_send_s = params_.tx_delay_s + least_rx_s_ + event_write;
   // Its other events here come with its answer: the target's RX engine
   // handles it and its TX engine sends the answer, which this RX engine
-  // handles (the wires cross no time at the least).
+  // handles (the wires again crossing no time).
   forecast.own_events_s = params_.tx_delay_s + least_rx_s_ + least_tx_s_ + params_.response_delay_s + event_write;
-  const uint64_t early_send = params_.early_send_limit;
-  forecast.max_length_matching = static_cast<uint32_t>(std::min(params_.inline_limit_matching, early_send));
-  forecast.max_length_plain = static_cast<uint32_t>(std::min(params_.inline_limit_plain, early_send));
+  forecast.send_at_tx_max = params_.e2e ? static_cast<uint32_t>(params_.early_send_limit) : UINT32_MAX;
+  forecast.max_length_matching = static_cast<uint32_t>(params_.pio_limit_matching);
+  forecast.max_length_plain = static_cast<uint32_t>(params_.pio_limit_plain);
+  forecast.inline_matching = static_cast<uint32_t>(params_.inline_limit_matching);
+  forecast.inline_plain = static_cast<uint32_t>(params_.inline_limit_plain);
   return forecast;
 }
 

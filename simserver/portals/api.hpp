@@ -143,9 +143,11 @@ private:
   // initiator's record of the operation. Changes nothing.
   std::unique_ptr<nic::Message> prepare(RankPortals& rank, const Transfer& transfer, ipc::Status& error);
   // Sends a prepared message now: the payload goes inline, by PIO or by DMA
-  // as its size says; the MDs stay in use until the response.
+  // as its size says (from `captured`, the bytes a queued Put's process took
+  // in the call, if it holds them all; else from the rank's memory); the MDs
+  // stay in use until the response.
   ipc::Reply issue(RankPortals& rank, std::unique_ptr<nic::Message> message,
-                   std::span<const unsigned char> inline_payload = {});
+                   std::span<const unsigned char> captured = {});
   // s4bxi/early-put-answer: answers the call now when the rank may run
   // during its command's PCIe write.
   void answer_before_command(RankPortals& rank, const nic::Message& message, uint64_t pio_bytes);

@@ -194,8 +194,7 @@ std::unique_ptr<nic::Message> Api::prepare(RankPortals& rank, const Transfer& t,
   return message;
 }
 
-Reply Api::issue(RankPortals& rank, std::unique_ptr<nic::Message> message,
-                 std::span<const unsigned char> inline_payload)
+Reply Api::issue(RankPortals& rank, std::unique_ptr<nic::Message> message, std::span<const unsigned char> captured)
 {
   const nic::InitiatorOp& op = *message->op;
   uint64_t pio_bytes = 0;
@@ -209,8 +208,8 @@ Reply Api::issue(RankPortals& rank, std::unique_ptr<nic::Message> message,
     const uint64_t length = op.length;
     if (length <= pio_limit) {
       message->payload.resize(length);
-      if (inline_payload.size() == length && length > 0)
-        std::memcpy(message->payload.data(), inline_payload.data(), length);
+      if (captured.size() == length && length > 0)
+        std::memcpy(message->payload.data(), captured.data(), length);
       else if (length > 0 &&
                not read_region(rank.os_pid, op.put.region, op.put.offset, message->payload.data(), length))
         return status(Status::ArgInvalid);
@@ -257,10 +256,11 @@ Reply Api::put(RankPortals& rank, const ipc::PutArgs& args)
     return status(error);
   if (rank.put_forecast != nullptr) // queued by the process with a forecast: checked at its SEND event
     message->op->forecast = *rank.put_forecast;
-  std::span<const unsigned char> inline_payload;
-  if (args.inline_length == args.length && args.length <= ipc::kMaxInlinePayload)
-    inline_payload = std::span<const unsigned char>(args.inline_payload, args.inline_length);
-  return issue(rank, std::move(message), inline_payload);
+  // Queued by the process: the payload it captured in the call.
+  std::span<const unsigned char> captured;
+  if (args.captured_length == args.length && rank.queued_put_payload.size() == args.length)
+    captured = rank.queued_put_payload;
+  return issue(rank, std::move(message), captured);
 }
 
 Reply Api::get(RankPortals& rank, const ipc::GetArgs& args)

@@ -119,8 +119,12 @@ void Api::write_append_permits(RankPortals& rank, std::span<ipc::AppendPermit> p
     const auto room = static_cast<size_t>(ni->limits.max_list_size);
     for (const uint32_t i : ni->allocated_pts) {
       const PortalTableEntry& pt = ni->portal_table[i];
-      if (i < ipc::kAppendPermitPts && pt.priority.size() < room && pt.overflow.size() < room)
+      if (i >= ipc::kAppendPermitPts)
+        continue;
+      if (pt.priority.size() < room && pt.overflow.size() < room)
         permit.pts_with_room[i / 64] |= uint64_t{1} << (i % 64);
+      if (pt.unexpected.empty())
+        permit.pts_without_unexpected[i / 64] |= uint64_t{1} << (i % 64);
     }
   }
   for (; written < permits.size(); ++written)

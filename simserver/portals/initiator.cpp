@@ -104,9 +104,15 @@ void Nic::check_forecast(const InitiatorOp& op, const portals::PendingEvent* pos
 {
   // The process went on from the forecast (put_forecast.cpp): it took this
   // SEND event for the one it expected, landing when it expected (within
-  // the rounding of its nanosecond clock), or expected none.
+  // the rounding of its nanosecond clock), or expected none, or one that
+  // comes with the acknowledgment, not before the time it answered polls up
+  // to.
   const ipc::ForecastPut& forecast = *op.forecast;
-  bool as_forecast = (posted != nullptr) == (forecast.send_event != 0);
+  if (forecast.send_later != 0) {
+    if (posted == nullptr || posted->visible_at >= forecast.send_landing - forecast.tolerance_s())
+      return;
+  }
+  bool as_forecast = forecast.send_later == 0 && (posted != nullptr) == (forecast.send_event != 0);
   if (as_forecast && posted != nullptr) {
     const ipc::Event& a = posted->event;
     const ipc::Event& b = forecast.event;
@@ -124,7 +130,8 @@ void Nic::check_forecast(const InitiatorOp& op, const portals::PendingEvent* pos
     XBT_WARN("rank %u's PtlPut did not go as its process forecast: its SEND event %s %.12g s, forecast %s %.12g s "
              "(a bug: please report it; counted in the report's put_forecasts)",
              op.rank, posted != nullptr ? "landed at" : "is none,", posted != nullptr ? posted->visible_at : 0.0,
-             forecast.send_event != 0 ? "landing at" : "none,", forecast.send_landing);
+             forecast.send_event != 0 ? "landing at" : (forecast.send_later != 0 ? "not before" : "none,"),
+             forecast.send_landing);
 }
 
 void Nic::note_outcome(const InitiatorOp& op, const Message& answer)

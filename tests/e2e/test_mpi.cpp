@@ -401,6 +401,32 @@ TEST_F(Mpi, PutForecastsOnlyWhereLoneWritesAreExact)
     }
 }
 
+// The same with a payload the CPU writes by PIO (128 B: 120 of them beyond
+// what the command carries), whose SEND event comes with the acknowledgment:
+// the process adds the PIO write to the Put's end, and expects that SEND
+// no earlier than the acknowledgment can bring it.
+TEST_F(Mpi, PutForecastsCoverPioPayloads)
+{
+    std::vector<double> answers;
+    std::vector<double> ends;
+    for (const char *forecasts : {"yes", "no"}) {
+        for (const char *iterations : {"200", "400"}) {
+            const Reported r = run_reported({"-n", "2", "--cfg=s4bxi/compute:none",
+                                             std::string("--cfg=s4bxi/put-forecasts:") + forecasts,
+                                             std::string(E2E_BINARY_DIR) + "/bench/mpi_pingpong", iterations, "128"});
+            expect_success(r.result, 2);
+            EXPECT_EQ(r.number({"put_forecasts", "missed"}), 0) << describe(r.result);
+            answers.push_back(r.number({"server_waiting", "answers"}));
+            ends.push_back(r.number({"simulated_time_s"}));
+        }
+    }
+    // 200 more iterations: 400 more messages (start-up and teardown cancel out).
+    EXPECT_NEAR((answers[1] - answers[0]) / 400, 2.0, 0.1);
+    EXPECT_NEAR((answers[3] - answers[2]) / 400, 3.0, 0.1);
+    EXPECT_EQ(ends[0], ends[2]);
+    EXPECT_EQ(ends[1], ends[3]);
+}
+
 // Round trips per message of a 2-rank MPI ping-pong of 8 B (both ranks'): the
 // receiver waits for the Put, the sender for its ACK, nothing else (3 before
 // the forecasts, 12 before the process answered anything itself).

@@ -73,6 +73,32 @@ TEST_F(QueuedAppends, WhatThePermitDoesNotCoverGoesToTheServer)
   EXPECT_TRUE(admitted(append()));
 }
 
+// Whether the NIC writes an event for the append (portals/api_lists.cpp,
+// Api::append): its LINK event, unless disabled; a priority entry's search of
+// the unexpected headers, unless the reply saw none on its portal table
+// entry (none arrives before the reply's horizon). With none, the process's
+// horizon stays where the reply put it.
+TEST_F(QueuedAppends, TellsWhetherTheAppendMakesTheNicWriteAnEvent)
+{
+  permits[0].pts_without_unexpected[0] = uint64_t{1} << 12;
+  auto writes_no_event = [this](ipc::AppendArgs args) {
+    queued_appends::on_reply(permits, true);
+    bool quiet = false;
+    EXPECT_EQ(queued_appends::admit(args, &quiet), kEntry);
+    return quiet;
+  };
+  ipc::AppendArgs linked = append();
+  EXPECT_FALSE(writes_no_event(linked)); // its LINK event
+  ipc::AppendArgs quiet = append();
+  quiet.entry.options = ipc::option::kEntryEventLinkDisable;
+  EXPECT_TRUE(writes_no_event(quiet));
+  permits[0].pts_without_unexpected[0] = 0; // a header waits: the search may match it
+  EXPECT_FALSE(writes_no_event(quiet));
+  ipc::AppendArgs overflow = quiet; // an overflow entry searches nothing
+  overflow.list = ipc::ListKind::Overflow;
+  EXPECT_TRUE(writes_no_event(overflow));
+}
+
 TEST_F(QueuedAppends, NoPermitWhenTheRunSaysNo)
 {
   queued_appends::on_reply(permits, false); // s4bxi/queued-appends:no

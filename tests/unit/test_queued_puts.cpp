@@ -20,6 +20,9 @@ constexpr ipc::Handle kIovecMd = 0x88000002;
 class QueuedPuts : public ::testing::Test {
 protected:
   unsigned char buffer[128]{};
+  unsigned char payload[ipc::kMaxQueuedPutPayload]{}; // where a queued call keeps it
+
+  bool admit(ipc::PutArgs& args) { return queued_puts::admit(args, payload); }
 
   void SetUp() override
   {
@@ -66,12 +69,12 @@ protected:
 TEST_F(QueuedPuts, ValidSmallPutIsQueuedWithItsPayload)
 {
   ipc::PutArgs args = put(10, 8);
-  ASSERT_TRUE(queued_puts::admit(args));
-  EXPECT_EQ(args.inline_length, 8u);
-  EXPECT_EQ(std::memcmp(args.inline_payload, buffer + 10, 8), 0);
+  ASSERT_TRUE(admit(args));
+  EXPECT_EQ(args.captured_length, 8u);
+  EXPECT_EQ(std::memcmp(payload, buffer + 10, 8), 0);
   ipc::PutArgs empty = put(0, 0);
-  EXPECT_TRUE(queued_puts::admit(empty));
-  EXPECT_EQ(empty.inline_length, 0u);
+  EXPECT_TRUE(admit(empty));
+  EXPECT_EQ(empty.captured_length, 0u);
 }
 
 // Each of the server's checks (portals/api_data.cpp, Api::prepare) that the
@@ -79,7 +82,7 @@ TEST_F(QueuedPuts, ValidSmallPutIsQueuedWithItsPayload)
 // the server decides.
 TEST_F(QueuedPuts, WhatTheServerWouldRefuseOrTheProcessCannotTellGoesToTheServer)
 {
-  auto admitted = [](ipc::PutArgs args) { return queued_puts::admit(args); };
+  auto admitted = [this](ipc::PutArgs args) { return admit(args); };
   EXPECT_FALSE(admitted(put(0, 8, 0x88000009)));        // an MD it never bound
   EXPECT_FALSE(admitted(put(0, 8, ipc::kHandleNone)));
   EXPECT_FALSE(admitted(put(125, 8)));                  // beyond the MD
@@ -103,10 +106,10 @@ TEST_F(QueuedPuts, UnreliableMdOnlyWithoutAcknowledgment)
 {
   queued_puts::note_md(kMd, kNi, descriptor(ipc::option::kMDUnreliable));
   ipc::PutArgs acked = put(0, 8);
-  EXPECT_FALSE(queued_puts::admit(acked));
+  EXPECT_FALSE(admit(acked));
   ipc::PutArgs plain = put(0, 8);
   plain.ack_req = ipc::AckRequest::None;
-  EXPECT_TRUE(queued_puts::admit(plain));
+  EXPECT_TRUE(admit(plain));
 }
 
 // Objects it learns no more about go to the server: a logical NI (its map
@@ -119,17 +122,17 @@ TEST_F(QueuedPuts, ForgottenOrUnknowableObjectsGoToTheServer)
   queued_puts::note_ni(kLogicalNi, ipc::option::kNIMatching | ipc::option::kNILogical, limits);
   queued_puts::note_md(0x8a000001, kLogicalNi, descriptor(0));
   ipc::PutArgs logical = put(0, 8, 0x8a000001);
-  EXPECT_FALSE(queued_puts::admit(logical));
+  EXPECT_FALSE(admit(logical));
   queued_puts::note_md(kIovecMd, kNi, descriptor(ipc::option::kIovec));
   ipc::PutArgs iovec = put(0, 8, kIovecMd);
-  EXPECT_FALSE(queued_puts::admit(iovec));
+  EXPECT_FALSE(admit(iovec));
   queued_puts::forget_md(kMd);
   ipc::PutArgs released = put(0, 8);
-  EXPECT_FALSE(queued_puts::admit(released));
+  EXPECT_FALSE(admit(released));
   queued_puts::note_md(kMd, kNi, descriptor(0));
   queued_puts::forget_ni(kNi);
   ipc::PutArgs finalized = put(0, 8);
-  EXPECT_FALSE(queued_puts::admit(finalized));
+  EXPECT_FALSE(admit(finalized));
 }
 
 // Memory the process cannot read: the server answers PTL_ARG_INVALID, and
@@ -143,8 +146,82 @@ TEST_F(QueuedPuts, UnreadablePayloadGoesToTheServer)
   md.length = 4096;
   queued_puts::note_md(kMd, kNi, md);
   ipc::PutArgs args = put(0, 8);
-  EXPECT_FALSE(queued_puts::admit(args));
+  EXPECT_FALSE(admit(args));
   munmap(page, 4096);
+}
+
+// The forecast of a reply (nic/put_forecast.cpp), as a default BXI node
+// gives it: what the process takes for the Put's end and its SEND event.
+ipc::PutForecast told_at(double until)
+{
+  ipc::PutForecast told{};
+  told.until = until;
+  told.command_s = 255e-9;
+  told.pio_latency_s = 250e-9;
+  told.pio_Bps = 12.5e9;
+  told.send_landing_s = 264e-9;
+  told.late_send_s = 464e-9;
+  told.own_events_s = 494e-9;
+  told.max_length_matching = 408;
+  told.max_length_plain = 416;
+  told.inline_matching = 8;
+  told.inline_plain = 16;
+  told.send_at_tx_max = 64;
+  return told;
+}
+
+// A payload the command carries inline: the Put ends with the command's
+// write, and its SEND lands as the message leaves; one beyond is written by
+// PIO first (its bytes beyond the inline ones); a payload the NIC does not
+// keep has its SEND with the acknowledgment, which the process does not
+// expect before a bound; and a Put that would not end its writes before the
+// NIC can act is not forecast.
+TEST_F(QueuedPuts, ForecastAddsThePioWriteAndTellsWhenTheSendComes)
+{
+  ipc::MemoryDescriptor with_queue = descriptor(0);
+  with_queue.eq = 0x48000001;
+  queued_puts::note_md(kMd, kNi, with_queue);
+  const int64_t start = 1'000;
+  const ipc::PutForecast told = told_at(3'000e-9);
+
+  const queued_puts::Forecast small = queued_puts::forecast(put(0, 8), told, start, 2);
+  ASSERT_TRUE(small.usable);
+  EXPECT_EQ(small.end_ns, start + 255);
+  EXPECT_TRUE(small.send_event);
+  EXPECT_FALSE(small.send_later);
+  EXPECT_EQ(small.send_landing_ns, small.end_ns + 264);
+  EXPECT_EQ(small.own_events_ns, small.end_ns + 494);
+
+  // 40 bytes: 32 by PIO (250 ns + 2.56 ns), kept by the NIC.
+  const queued_puts::Forecast pio = queued_puts::forecast(put(0, 40), told, start, 2);
+  ASSERT_TRUE(pio.usable);
+  EXPECT_EQ(pio.end_ns, start + 508); // 507.56 ns
+  EXPECT_TRUE(pio.send_event);
+  EXPECT_EQ(pio.send_landing_ns, pio.end_ns + 264);
+
+  // 120 bytes: beyond what the NIC keeps; its SEND comes later.
+  const queued_puts::Forecast late = queued_puts::forecast(put(0, 120), told, start, 2);
+  ASSERT_TRUE(late.usable);
+  EXPECT_EQ(late.end_ns, start + 514); // 513.96 ns
+  EXPECT_FALSE(late.send_event);
+  EXPECT_TRUE(late.send_later);
+  EXPECT_EQ(late.send_landing_ns, late.end_ns + 464);
+  EXPECT_EQ(late.own_events_ns, late.send_landing_ns);
+
+  // Without E2E every SEND comes as the message leaves.
+  ipc::PutForecast without_e2e = told;
+  without_e2e.send_at_tx_max = UINT32_MAX;
+  const queued_puts::Forecast unkept = queued_puts::forecast(put(0, 120), without_e2e, start, 2);
+  ASSERT_TRUE(unkept.usable);
+  EXPECT_TRUE(unkept.send_event);
+  EXPECT_FALSE(unkept.send_later);
+
+  // Its PIO write must end before `until` too: an inline Put still fits.
+  const ipc::PutForecast soon = told_at(1'100e-9);
+  EXPECT_TRUE(queued_puts::forecast(put(0, 8), soon, start, 2).usable);
+  EXPECT_FALSE(queued_puts::forecast(put(0, 40), soon, start, 2).usable);
+  // Beyond PIO: the NIC reads it by DMA, and only the server knows when.
+  EXPECT_FALSE(queued_puts::forecast(put(0, 409), told, start, 2).usable);
 }
 
 TEST_F(QueuedPuts, NothingIsQueuedWhenTheRunSaysNo)
@@ -156,7 +233,7 @@ TEST_F(QueuedPuts, NothingIsQueuedWhenTheRunSaysNo)
   hello.queued_put_limit_matching = 8;
   queued_puts::on_hello(hello);
   ipc::PutArgs args = put(0, 8);
-  EXPECT_FALSE(queued_puts::admit(args));
+  EXPECT_FALSE(admit(args));
 }
 
 } // namespace
