@@ -37,14 +37,25 @@ void LandingBounds::configure(const std::vector<platform::Node>& nodes, const st
     if (ranks_on_node_[n] > 0)
       hosting.push_back(n);
   least_wire_into_.assign(nodes.size(), 0.0);
+  least_answer_wire_into_.assign(nodes.size(), 0.0);
   if (hosting.size() > kMeasuredNodes)
     return; // too many routes to measure at start-up: no wire assumed
+  // A node without ranks makes no call, but its NIC answers what reaches it:
+  // the answers' routes come from every node (when there are not too many).
+  const bool every_node = nodes.size() * hosting.size() <= kMeasuredNodes * kMeasuredNodes;
   for (unsigned to : hosting) {
     double least = kNever;
-    for (unsigned from : hosting)
-      if (from != to)
-        least = std::min(least, wire_latency(from, to));
+    double least_answer = kNever;
+    for (unsigned from = 0; from < nodes.size(); ++from) {
+      if (from == to || (ranks_on_node_[from] == 0 && not every_node))
+        continue;
+      const double wire = wire_latency(from, to);
+      if (ranks_on_node_[from] > 0)
+        least = std::min(least, wire);
+      least_answer = std::min(least_answer, wire);
+    }
     least_wire_into_[to] = std::isinf(least) ? 0.0 : least;
+    least_answer_wire_into_[to] = std::isinf(least_answer) || not every_node ? 0.0 : least_answer;
   }
 }
 
@@ -175,7 +186,7 @@ double LandingBounds::earliest_write(unsigned node, double now) const
   if (const auto& to_node = on_way_to_[node]; not to_node.empty())
     bound = std::min(bound, *to_node.begin());
   if (not on_way_.empty())
-    bound = std::min(bound, *on_way_.begin() + least_wire_into_[node]);
+    bound = std::min(bound, *on_way_.begin() + least_answer_wire_into_[node]);
   const double wire = ranks_on_node_[node] > 1 ? 0.0 : least_wire_into_[node];
   bound = std::min(bound, now + least_tx_s_ + wire + delays_[node].rx_s);
   if (not e2e_deadlines_.empty())

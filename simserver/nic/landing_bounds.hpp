@@ -15,11 +15,12 @@
 // - a message not created yet: one that the handling of a message on its way
 //   anywhere creates (a response, a BXI ACK, a released triggered operation)
 //   at the earliest at that handling's bound, plus the least wire latency
-//   from another node to D (a message created at D for D is on its way to D
-//   already counted); one that a rank's call creates, at `now` at the
-//   earliest, through a TX delay, that wire and D's RX delay (no wire when
-//   another rank shares D: loopback); one that E2E sends again, at its
-//   timer's deadline;
+//   from any other node to D, with ranks or not (a NIC answers a message to
+//   a node without a process too; a message created at D for D is on its way
+//   to D already counted); one that a rank's call creates, at `now` at the
+//   earliest, through a TX delay, the least wire from another node hosting
+//   ranks and D's RX delay (no wire when another rank shares D: loopback);
+//   one that E2E sends again, at its timer's deadline;
 // and the rank's horizon is that bound plus the PCIe write of an event.
 // Quick ACKs (the target's RX engine completes the initiator's operation
 // itself) make the initiator's events unpredictable that way: with them the
@@ -67,8 +68,10 @@ public:
   static constexpr double kNever = std::numeric_limits<double>::infinity();
 
   // `ranks_on_node[n]`: how many ranks node n hosts. Routes are measured
-  // between the nodes that host ranks (all pairs up to kMeasuredNodes of
-  // them; beyond, a message not created yet is taken to cross no wire).
+  // into the nodes that host ranks (up to kMeasuredNodes of them), from those
+  // (the calls' messages) and from every node (answers: only while that makes
+  // at most kMeasuredNodes squared routes); beyond, a message not created
+  // yet is taken to cross no wire.
   // `exact_only`: no bound beyond `now` (s4bxi/horizon-from-traffic:no, or
   // quick ACKs).
   void configure(const std::vector<platform::Node>& nodes, const std::vector<NodeDelays>& delays,
@@ -115,6 +118,7 @@ private:
   bool exact_only_ = true;
   double least_tx_s_ = 0;
   std::vector<double> least_wire_into_; // per node: the least route latency from another node hosting ranks
+  std::vector<double> least_answer_wire_into_; // the same from any other node (answers; 0 when not measured)
   std::unordered_map<uint64_t, double> route_latency_; // (from << 32 | to) -> seconds, measured when first needed
   std::vector<int> sending_;                            // per node: messages in its TX queues and engines
   std::vector<std::multiset<double>> on_way_to_;        // per node: bounds of the messages on their way to it

@@ -116,6 +116,27 @@ TEST_F(LandingBoundsTest, AMessageBoundsItsDestinationFromTheWireAndItsSourceWhi
   bounds_.ended(*far);
 }
 
+// A node that hosts no rank makes no call, but its NIC answers what reaches
+// it (a Put to a NID with no process: PTL_NI_UNDELIVERABLE, target.cpp), and
+// that answer may come over a shorter route than any from a node with ranks.
+TEST_F(LandingBoundsTest, AnAnswerFromANodeWithoutRanksCrossesItsOwnRoute)
+{
+  configure({1, 0, 1, 1}); // node 0's leaf mate hosts no rank
+  const double from_hosts = std::min(route(2, 0), route(3, 0));
+  ASSERT_LT(route(1, 0), from_hosts);
+  auto put = message(Message::Kind::Put, 0, 1);
+  const double sent = 1e-3;
+  bounds_.begin_tx(*put, sent);
+  bounds_.on_wire(*put, sent);
+  bounds_.end_tx(*put);
+  // Handled at node 1 a wire and an RX delay later, answered over route(1, 0);
+  // a new call can only come from a node with ranks.
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, sent),
+                   std::min(sent + route(0, 1) + kRx + route(1, 0), sent + kTx + from_hosts + kRx));
+  bounds_.ended(*put);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, sent), sent + kTx + from_hosts + kRx);
+}
+
 TEST_F(LandingBoundsTest, ABxiAckIsHandledAsItArrives)
 {
   configure({1, 1, 1, 1});
