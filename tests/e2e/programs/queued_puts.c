@@ -3,10 +3,11 @@
  * (s4bxi/queued-puts, preload/queued_puts.hpp), and the cases next to them
  * that it must leave to the server. Whether queued or not, the program sees
  * the same: rank 0 puts to rank 1, rank 1 checks what landed.
- *  1. Puts in a row of 0, 1, 8 and 16 bytes, then their events: each ACK,
- *     and each payload as it was at the call, though the buffer changes
- *     right after (the CPU writes a small payload into the command).
- *  2. A Put whose payload is too big for the command (PIO or DMA).
+ *  1. Puts in a row of 0, 1, 8, 16 and 120 bytes, then their events: each
+ *     ACK, and each payload as it was at the call, though the buffer changes
+ *     right after (the CPU writes a payload of at most 408 bytes into the
+ *     command: inline, or by PIO beyond 8).
+ *  2. A Put whose payload the NIC reads by DMA (500 bytes).
  *  3. Invalid Puts: beyond the MD, to a NID the platform does not have, on a
  *     released MD: PTL_ARG_INVALID, and nothing is sent.
  *  4. A Put followed at once by the process's exit path (no call after it).
@@ -14,10 +15,12 @@
 #include "conformance_common.h"
 
 #define PT_Q 9
-#define SLOTS 8
-#define SLOT_BYTES 64
+#define SLOTS 10
+#define SLOT_BYTES 128
+#define IN_A_ROW 5
+#define DMA_BYTES 500 /* from slot IN_A_ROW on */
 
-static unsigned char src[256];
+static unsigned char src[IN_A_ROW * SLOT_BYTES];
 static unsigned char dst[SLOTS * SLOT_BYTES];
 
 static unsigned char pattern(int slot, int i) { return (unsigned char)(slot * 16 + i + 1); }
@@ -30,28 +33,28 @@ static void sender(ptl_handle_ni_t phys, ptl_process_t peer)
     e2e_barrier(); /* rank 1 is ready */
 
     /* 1. In a row, each payload overwritten right after its call. */
-    static const ptl_size_t sizes[] = {0, 1, 8, 16};
-    for (int k = 0; k < 4; ++k) {
+    static const ptl_size_t sizes[IN_A_ROW] = {0, 1, 8, 16, 120};
+    for (int k = 0; k < IN_A_ROW; ++k) {
         for (int i = 0; i < SLOT_BYTES; ++i)
-            src[k * SLOT_BYTES / 4 + i % 16] = pattern(k, i % 16);
-        E2E_OK(PtlPut(md, (ptl_size_t)k * SLOT_BYTES / 4, sizes[k], PTL_ACK_REQ, peer, PT_Q, 0x1,
+            src[k * SLOT_BYTES + i] = pattern(k, i);
+        E2E_OK(PtlPut(md, (ptl_size_t)k * SLOT_BYTES, sizes[k], PTL_ACK_REQ, peer, PT_Q, 0x1,
                       (ptl_size_t)k * SLOT_BYTES, NULL, (ptl_hdr_data_t)k));
-        memset(src + k * SLOT_BYTES / 4, 0xEE, 16);
+        memset(src + k * SLOT_BYTES, 0xEE, SLOT_BYTES);
     }
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < IN_A_ROW; ++k) {
         ptl_event_t ev = cf_expect(eq, PTL_EVENT_ACK, "ACK of a small Put");
         E2E_CHECK(ev.mlength == sizes[k], "ACK %d: mlength %llu, want %llu", k, (unsigned long long)ev.mlength,
                   (unsigned long long)sizes[k]);
     }
 
     /* 2. A payload the CPU does not write into the command. */
-    for (int i = 0; i < 200; ++i)
-        src[i] = pattern(4, i);
-    E2E_OK(PtlPut(md, 0, 200, PTL_ACK_REQ, peer, PT_Q, 0x1, 4 * SLOT_BYTES, NULL, 4));
+    for (int i = 0; i < DMA_BYTES; ++i)
+        src[i] = pattern(IN_A_ROW, i);
+    E2E_OK(PtlPut(md, 0, DMA_BYTES, PTL_ACK_REQ, peer, PT_Q, 0x1, IN_A_ROW * SLOT_BYTES, NULL, IN_A_ROW));
     cf_expect(eq, PTL_EVENT_ACK, "ACK of a large Put");
 
     /* 3. What the server refuses, it refuses whatever the process knows. */
-    E2E_EXPECT_RC(PTL_ARG_INVALID, PtlPut(md, 250, 8, PTL_ACK_REQ, peer, PT_Q, 0x1, 0, NULL, 9));
+    E2E_EXPECT_RC(PTL_ARG_INVALID, PtlPut(md, sizeof src - 2, 8, PTL_ACK_REQ, peer, PT_Q, 0x1, 0, NULL, 9));
     ptl_process_t nowhere = peer;
     nowhere.phys.nid = 4000;
     E2E_EXPECT_RC(PTL_ARG_INVALID, PtlPut(md, 0, 8, PTL_ACK_REQ, nowhere, PT_Q, 0x1, 0, NULL, 9));
@@ -64,8 +67,8 @@ static void sender(ptl_handle_ni_t phys, ptl_process_t peer)
 
     /* 4. The last Put, and no call of the program after it. */
     for (int i = 0; i < 8; ++i)
-        src[i] = pattern(5, i);
-    E2E_OK(PtlPut(md, 0, 8, PTL_NO_ACK_REQ, peer, PT_Q, 0x1, 5 * SLOT_BYTES, NULL, 5));
+        src[i] = pattern(IN_A_ROW + 1, i);
+    E2E_OK(PtlPut(md, 0, 8, PTL_NO_ACK_REQ, peer, PT_Q, 0x1, (SLOTS - 1) * SLOT_BYTES, NULL, IN_A_ROW + 1));
 }
 
 static void receiver(ptl_handle_ni_t phys)
@@ -82,24 +85,25 @@ static void receiver(ptl_handle_ni_t phys)
     E2E_OK(PtlMEAppend(phys, PT_Q, &me, PTL_PRIORITY_LIST, NULL, &h));
     e2e_barrier(); /* ready */
 
-    static const ptl_size_t sizes[] = {0, 1, 8, 16};
-    for (int k = 0; k < 5; ++k) {
+    static const ptl_size_t sizes[IN_A_ROW] = {0, 1, 8, 16, 120};
+    for (int k = 0; k <= IN_A_ROW; ++k) {
         ptl_event_t ev = cf_expect(eq, PTL_EVENT_PUT, "PUT of rank 0");
         E2E_CHECK(ev.hdr_data == (ptl_hdr_data_t)k, "PUT %d: hdr_data %llu", k, (unsigned long long)ev.hdr_data);
-        const ptl_size_t want = k < 4 ? sizes[k] : 200;
+        const ptl_size_t want = k < IN_A_ROW ? sizes[k] : DMA_BYTES;
         E2E_CHECK(ev.mlength == want, "PUT %d: mlength %llu, want %llu", k, (unsigned long long)ev.mlength,
                   (unsigned long long)want);
         for (ptl_size_t i = 0; i < want; ++i)
-            if (dst[k * SLOT_BYTES + i] != pattern(k, (int)(k < 4 ? i % 16 : i))) {
+            if (dst[k * SLOT_BYTES + i] != pattern(k, (int)i)) {
                 e2e_fail("PUT %d: byte %llu is 0x%02x, want 0x%02x (the payload at the call)", k,
-                         (unsigned long long)i, dst[k * SLOT_BYTES + i], pattern(k, (int)(k < 4 ? i % 16 : i)));
+                         (unsigned long long)i, dst[k * SLOT_BYTES + i], pattern(k, (int)i));
                 break;
             }
     }
     e2e_barrier(); /* checked */
     ptl_event_t ev = cf_expect(eq, PTL_EVENT_PUT, "the Put made just before rank 0's exit");
-    E2E_CHECK(ev.hdr_data == 5 && dst[5 * SLOT_BYTES + 7] == pattern(5, 7), "last PUT: hdr_data %llu, byte 0x%02x",
-              (unsigned long long)ev.hdr_data, dst[5 * SLOT_BYTES + 7]);
+    E2E_CHECK(ev.hdr_data == IN_A_ROW + 1 && dst[(SLOTS - 1) * SLOT_BYTES + 7] == pattern(IN_A_ROW + 1, 7),
+              "last PUT: hdr_data %llu, byte 0x%02x", (unsigned long long)ev.hdr_data,
+              dst[(SLOTS - 1) * SLOT_BYTES + 7]);
     E2E_OK(PtlMEUnlink(h));
     E2E_OK(PtlPTFree(phys, PT_Q));
 }
