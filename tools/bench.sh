@@ -120,8 +120,8 @@ smpi_comparison() {
     if [ "$side" = ours ]; then
       command=("$run" -n "$ranks")
       [ "$ranks" -le 2 ] || command+=(--platform "fattree:$tree")
-      # The ping-pong's report counts its Portals calls (round trips below).
-      [ "$name" != pingpong ] || command+=(--report "$out.json")
+      # The ping-pong's and the alltoall's reports count their round trips (below).
+      [ "$name" != pingpong ] && [ "$name" != alltoall ] || command+=(--report "$out.json")
       command+=("${ours[@]}" "$bench/$program")
     else
       command=(smpirun -np "$ranks")
@@ -205,6 +205,16 @@ smpi_comparison() {
   trips=$(awk -v c="$calls" -v a="$answered" 'BEGIN { print c - a }')
   printf "  8 B ping-pong (ours): %.2f round trips per MPI message = %.2f Portals calls - %.2f answered in the process\n" \
     "$trips" "$calls" "$answered"
+  # The alltoall's: the server's answers over its whole job, per alltoall and
+  # per MPI message of its Bruck steps (32 ranks x 5 steps). The job's
+  # start-up is in it too: about 4,400 answers, 44 per alltoall at 100.
+  local answers
+  answers=$(sed -n 's/.*"server_waiting": {.*"answers": \([0-9]*\),.*/\1/p' "$work"/alltoall.ours.?.json |
+    awk -v n="$alltoall_n" '{ print $1 / n }' | median)
+  if [ -n "$answers" ]; then
+    awk -v a="$answers" 'BEGIN {
+      printf "  alltoall 8 B, 32 ranks (ours): %.0f round trips per alltoall over the whole job (start-up included), %.2f per MPI message\n", a, a / 160 }'
+  fi
 
   # SimGrid's scheduling rounds per MPI message (the report's engine_rounds:
   # every sleep, message and wake-up of the model), and what SimGrid alone
