@@ -256,11 +256,9 @@ Reply Api::put(RankPortals& rank, const ipc::PutArgs& args)
     return status(error);
   if (rank.put_forecast != nullptr) // queued by the process with a forecast: checked at its SEND event
     message->op->forecast = *rank.put_forecast;
-  // Queued by the process: the payload it captured in the call.
-  std::span<const unsigned char> captured;
-  if (args.captured_length == args.length && rank.queued_put_payload.size() == args.length)
-    captured = rank.queued_put_payload;
-  return issue(rank, std::move(message), captured);
+  // Queued by the process: the payload it captured in the call, which the
+  // proxy checked holds all of it (empty for a Put the server was sent).
+  return issue(rank, std::move(message), rank.queued_put_payload);
 }
 
 Reply Api::get(RankPortals& rank, const ipc::GetArgs& args)
