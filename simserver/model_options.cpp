@@ -174,6 +174,12 @@ Option<bool> g_horizon_from_traffic{
     "given the messages on their way and the least latencies of the model (nic/landing_bounds.hpp), not only for a "
     "PCIe write of an event after its last answer (same simulated results, fewer round trips)",
     true};
+Option<bool> g_poll_period_in_block{
+    "s4bxi/poll-period-in-block", nullptr,
+    "Let the poll whose period ends in a block (s4bxi/poll-block-after) sleep that period within the block when "
+    "nothing the block watches can change before it starts (same simulated results, one scheduling round less "
+    "per such poll)",
+    true};
 Option<bool> g_queued_puts{"s4bxi/queued-puts", nullptr,
                            "Let the process answer a PtlPut itself when it can check its arguments and its payload "
                            "fits the command (inline or PIO, at most 64 bytes): the Put goes to the server with the "
@@ -357,6 +363,7 @@ bool early_put_answer() { return g_early_put_answer.get(); }
 bool run_ahead() { return g_run_ahead.get(); }
 bool local_polls() { return g_local_polls.get(); }
 bool horizon_from_traffic() { return g_horizon_from_traffic.get(); }
+bool poll_period_in_block() { return g_poll_period_in_block.get(); }
 bool queued_puts() { return g_queued_puts.get(); }
 bool put_forecasts() { return g_put_forecasts.get(); }
 bool queued_unlinks() { return g_queued_unlinks.get(); }

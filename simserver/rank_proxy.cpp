@@ -431,7 +431,8 @@ void RankProxy::reply(ipc::Reply reply)
       // mirror gives), nor before one from the NIC's earliest write.
       const double now = reply.now;
       const double landing_now = portals::mirror_queues(caller_, channel->mirror);
-      const double earliest_write = world_.landing.earliest_write(caller_.node, now);
+      const double earliest_write =
+          options::horizon_from_traffic() ? world_.landing.earliest_write(caller_.node, now) : now;
       reply.horizon = landing_now + (earliest_write - now);
       reply.event_write_s = landing_now - now;
       reply.put_forecast = world_.nics[caller_.node]->forecast_put(now, earliest_write); // (none when off)

@@ -15,8 +15,9 @@
 namespace s4bxi::nic {
 
 void LandingBounds::configure(const std::vector<platform::Node>& nodes, const std::vector<NodeDelays>& delays,
-                              const std::vector<int>& ranks_on_node, bool exact_only)
+                              const std::vector<int>& ranks_on_node, bool exact_only, bool may_end_early)
 {
+  may_end_early_ = may_end_early;
   nodes_.clear();
   for (const auto& node : nodes)
     nodes_.push_back(&node);
@@ -78,9 +79,13 @@ void configure_landing_bounds(World& world)
   std::vector<int> ranks_on_node(world.nodes.size(), 0);
   for (const auto& rank : world.ranks)
     ranks_on_node[rank.node]++;
+  // (A message may also end its way early when the network model does not
+  // make it take its route's latency.)
+  bool may_end_early = world.links_may_fail || not LandingBounds::network_keeps_route_latencies();
+  for (const auto& nic : world.nics)
+    may_end_early = may_end_early || nic->may_lose_messages();
   world.landing.configure(world.nodes, delays, ranks_on_node,
-                          quick_acks || not options::horizon_from_traffic() || not options::local_polls() ||
-                              not LandingBounds::network_keeps_route_latencies());
+                          quick_acks || not LandingBounds::network_keeps_route_latencies(), may_end_early);
 }
 
 double LandingBounds::wire_latency(unsigned from, unsigned to)
@@ -147,10 +152,16 @@ void LandingBounds::end_tx(const Message& message)
 
 void LandingBounds::on_wire(Message& message, double now)
 {
+  const double bound = handling_bound(message, now);
   if (message.kind == Message::Kind::BxiAck)
-    begin(message, handling_bound(message, now));
+    begin(message, bound);
   else
-    advance(message, handling_bound(message, now));
+    advance(message, bound);
+  TransitMark& mark = message.transit;
+  if (mark.count > 0 && not mark.on_wire) {
+    mark.wire = on_wire_.insert(bound);
+    mark.on_wire = true;
+  }
 }
 
 void LandingBounds::ended(Message& message)
@@ -162,6 +173,16 @@ void LandingBounds::ended(Message& message)
     return;
   on_way_to_[message.dst_nid].erase(mark.at_destination);
   on_way_.erase(mark.anywhere);
+  if (mark.on_wire)
+    on_wire_.erase(mark.wire);
+  mark.on_wire = false;
+}
+
+double LandingBounds::busy_until() const
+{
+  if (may_end_early_ || on_wire_.empty())
+    return -kNever;
+  return *on_wire_.rbegin();
 }
 
 void LandingBounds::e2e_timer_set(unsigned node, double deadline)

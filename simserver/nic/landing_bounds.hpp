@@ -51,6 +51,8 @@ struct TransitMark {
   double bound = 0.0;
   std::multiset<double>::iterator at_destination;
   std::multiset<double>::iterator anywhere;
+  bool on_wire = false; // (at least one copy went on the wire)
+  std::multiset<double>::iterator wire;
   TransitMark() = default;
   TransitMark(const TransitMark&) noexcept {}
   TransitMark& operator=(const TransitMark&) noexcept { return *this; }
@@ -72,10 +74,14 @@ public:
   // (the calls' messages) and from every node (answers: only while that makes
   // at most kMeasuredNodes squared routes); beyond, a message not created
   // yet is taken to cross no wire.
-  // `exact_only`: no bound beyond `now` (s4bxi/horizon-from-traffic:no, or
-  // quick ACKs).
+  // `exact_only`: no bound beyond `now` (quick ACKs, or a network model that
+  // does not keep route latencies). (The bounds do not depend on whether the
+  // processes get them: s4bxi/horizon-from-traffic, rank_proxy.cpp; the
+  // server uses them too, portals/api_polls.cpp.)
+  // `may_end_early`: a message on the wire may end its way before its bound
+  // (injected faults lose it; a network model without route latencies).
   void configure(const std::vector<platform::Node>& nodes, const std::vector<NodeDelays>& delays,
-                 const std::vector<int>& ranks_on_node, bool exact_only);
+                 const std::vector<int>& ranks_on_node, bool exact_only, bool may_end_early = false);
   static constexpr size_t kMeasuredNodes = 64;
 
   // Whether SimGrid's network model takes at least a route's latency to
@@ -101,6 +107,13 @@ public:
   // The earliest time the NIC of `node` can write an event it has not
   // written yet, as seen at `now` (never before `now`).
   [[nodiscard]] double earliest_write(unsigned node, double now) const;
+  // Until when the engine surely has something under way (-infinity: not
+  // known): a message on the wire, or received and waiting for or in its RX
+  // engine's delay, is handled no earlier than its bound, and until then a
+  // communication or an engine's sleep is pending (unless faults may lose
+  // it on the way). The poll sentinel acts only when nothing is pending
+  // (portals/poll_sentinel.hpp).
+  [[nodiscard]] double busy_until() const;
   // How many messages are on their way now (nic/wire_comms.hpp).
   [[nodiscard]] std::size_t on_their_way() const { return on_way_.size(); }
   // Whether the TX queues and engines of `node` hold no message.
@@ -116,6 +129,7 @@ private:
   std::vector<NodeDelays> delays_;
   std::vector<int> ranks_on_node_;
   bool exact_only_ = true;
+  bool may_end_early_ = false;
   double least_tx_s_ = 0;
   std::vector<double> least_wire_into_; // per node: the least route latency from another node hosting ranks
   std::vector<double> least_answer_wire_into_; // the same from any other node (answers; 0 when not measured)
@@ -123,6 +137,7 @@ private:
   std::vector<int> sending_;                            // per node: messages in its TX queues and engines
   std::vector<std::multiset<double>> on_way_to_;        // per node: bounds of the messages on their way to it
   std::multiset<double> on_way_;                        // all of them
+  std::multiset<double> on_wire_; // the bounds of those that went on the wire (the first copy's)
   std::vector<std::multiset<double>::iterator> e2e_timer_; // per node, or end() when none
   std::multiset<double> e2e_deadlines_;
 };

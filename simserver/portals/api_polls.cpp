@@ -254,44 +254,62 @@ ipc::PollStreakState Api::poll_streak_state(const RankPortals& rank)
   return state;
 }
 
+bool Api::period_passes_unseen(const RankPortals& rank, double now, double block_start) const
+{
+  if (not options::poll_period_in_block())
+    return false;
+  // Not while the outside holder may have to hold the simulation at an
+  // instant of the period (a thread that may abort a wait, a parked rank),
+  // nor while a wait with a deadline makes the sentinel look at every round.
+  if (RankPortals::deadline_waits > 0 || abort_watch_.threaded_waiters() > 0 || abort_watch_.deadline_waiters() > 0 ||
+      world_.parked_ranks > 0)
+    return false;
+  // The NIC writes nothing for the rank before the block starts: seen now,
+  // the block watches what it would then, and finds what it would.
+  return world_.landing.earliest_write(rank.node, now) > block_start;
+}
+
 Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles)
 {
   const double now = s4u::Engine::get_clock();
   count_empty_poll(rank, kind, handles);
   PollStreak& streak = streak_of(rank);
   const double cost = options::poll_cost_s();
-  if (cost > 0) {
-    s4bxi::sleep_for(cost);
-    charge_blocked(rank, trace::Kind::Poll, now, "empty poll");
-  }
   const int limit = options::poll_block_after();
   // Not while other threads of the process call: what ends this thread's
   // polling may be a write of theirs in its memory, not an event.
-  if (limit <= 0 || streak.count < limit || rank.process().calling_lanes > 0)
-    return EmptyPoll::Charged;
+  auto blocks = [&] { return limit > 0 && streak.count >= limit && rank.process().calling_lanes == 0; };
   // The program only polls: let simulated time run until something it polls
   // changes, instead of one round trip per poll period; when nothing else can
-  // happen any more, the poll sentinel lets it poll once more instead.
-  const double start = s4u::Engine::get_clock();
-  std::vector<PollStreak::Watched> watching = streak.watched;
-  for (const auto& [object_kind, handle] : streak.earlier) {
-    auto same = [&](const PollStreak::Watched& w) { return w.kind == object_kind && w.handle == handle; };
-    if (std::find_if(watching.begin(), watching.end(), same) != watching.end())
-      continue;
-    PollStreak::Watched watched{object_kind, handle, {}, 0};
-    if (object_kind == HandleKind::CT) {
-      CountingEvent* counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts);
-      if (counter == nullptr)
-        continue; // freed since
-      watched.seen = counter->at(start);
-    } else if (EventQueue* queue = find_object(rank, handle, HandleKind::EQ, &NetworkInterface::eqs)) {
-      // Events the program left there are no change: wait for a new one.
-      watched.events_seen = queue->events.size();
-    } else {
-      continue;
+  // happen any more, the poll sentinel lets it poll once more instead. The
+  // block starts when this poll's period ends.
+  double start = now + cost;
+  // What the block watches: the objects of the streak, and those of earlier
+  // streaks (their events and counts at the block's start are no change).
+  std::vector<PollStreak::Watched> watching;
+  auto watch = [&] {
+    watching = streak.watched;
+    for (const auto& [object_kind, handle] : streak.earlier) {
+      auto same = [&](const PollStreak::Watched& w) { return w.kind == object_kind && w.handle == handle; };
+      if (std::find_if(watching.begin(), watching.end(), same) != watching.end())
+        continue;
+      PollStreak::Watched watched{object_kind, handle, {}, 0};
+      if (object_kind == HandleKind::CT) {
+        CountingEvent* counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts);
+        if (counter == nullptr)
+          continue; // freed since
+        watched.seen = counter->at(start);
+      } else if (EventQueue* queue = find_object(rank, handle, HandleKind::EQ, &NetworkInterface::eqs)) {
+        // Events the program left there are no change: wait for a new one.
+        watched.events_seen = queue->events.size();
+      } else {
+        continue;
+      }
+      watching.push_back(watched);
     }
-    watching.push_back(watched);
-  }
+  };
+  // (Seen from the block's start while its poll's period is still slept.)
+  auto at = [&] { return std::max(s4u::Engine::get_clock(), start); };
   auto changed = [&] {
     Readiness overall{false, kForever};
     for (const auto& watched : watching) {
@@ -302,7 +320,7 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
           return Readiness{true, kForever}; // freed: the next poll reports it
         if (queue->events.size() > watched.events_seen) {
           const double landing = queue->events[watched.events_seen].visible_at;
-          r = Readiness{landing <= s4u::Engine::get_clock(), landing};
+          r = Readiness{landing <= at(), landing};
         } else if (queue->events.size() < watched.events_seen) {
           r = Readiness{true, kForever}; // read meanwhile (another thread): poll again
         }
@@ -310,7 +328,7 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
         CountingEvent* counter = find_object(rank, watched.handle, HandleKind::CT, &NetworkInterface::cts);
         if (counter == nullptr)
           return Readiness{true, kForever}; // freed: the next poll reports it
-        const auto& value = counter->at(s4u::Engine::get_clock());
+        const auto& value = counter->at(at());
         r.ready = value.success != watched.seen.success || value.failure != watched.seen.failure;
         r.next_landing = counter->pending.empty() ? kForever : counter->pending.front().visible_at;
       }
@@ -320,15 +338,40 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
     }
     return overall;
   };
+  // Something already on its way ends the block, and nothing can land
+  // before it (landings come in the order of their writes): not a stretch in
+  // which nothing else can happen, whatever the sentinel would find while
+  // this proxy is between two steps of its wait. (So the process, which sees
+  // the landing in its mirror, can tell how the block ends:
+  // preload/local_polls.cpp.)
+  auto end_on_its_way = [](const Readiness& r) { return r.ready || r.next_landing < kForever; };
+
+  // When nothing the block watches can change before it starts, the poll's
+  // period is slept within the block: one sleep (one scheduling round of the
+  // engine) instead of two, with the same simulated times, if the sentinel
+  // cannot act before the block starts either. It acts only when nothing at
+  // all is pending: either the block's end is on its way (the sentinel is
+  // not involved), or a message on the wire keeps the simulation busy until
+  // after the block's start.
+  bool within = false;
+  if (cost > 0 && blocks() && period_passes_unseen(rank, now, start)) {
+    watch();
+    within = end_on_its_way(changed()) || world_.landing.busy_until() > start;
+  }
+  if (cost > 0 && not within) {
+    s4bxi::sleep_for(cost);
+    start = s4u::Engine::get_clock();
+  }
+  if (cost > 0)
+    charge_blocked(rank, trace::Kind::Poll, now, start, "empty poll");
+  if (not blocks())
+    return EmptyPoll::Charged;
+  if (not within)
+    watch();
+
   bool released = false;
   PollPeriods periods{.start = start, .period = cost};
-  if (const Readiness now = changed(); now.ready || now.next_landing < kForever) {
-    // Something already on its way ends the block, and nothing can land
-    // before it (landings come in the order of their writes): not a stretch
-    // in which nothing else can happen, whatever the sentinel would find
-    // while this proxy is between two steps of its wait. (So the process,
-    // which sees the landing in its mirror, can tell how the block ends:
-    // preload/local_polls.cpp.)
+  if (end_on_its_way(changed())) {
     block_until(rank, kForever, changed, &periods);
     poll_sentinel_.progress();
   } else {
@@ -338,6 +381,10 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
     released = rank.poll_released;
     poll_sentinel_.unblocked(rank);
   }
+  // A block that ended at once (what it watches had landed by its start)
+  // still ends with the poll's period.
+  if (s4u::Engine::get_clock() < start && rank.process().alive)
+    s4bxi::sleep_until(start);
   // Round the blocked time up to whole poll periods, as the polls would have
   // (a block that ended on a landing already slept to its period's end).
   if (cost > 0 && not periods.ended_on_period)

@@ -11,11 +11,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace e2e {
@@ -51,6 +53,57 @@ inline bool icontains(std::string text, std::string what)
     lower(text);
     lower(what);
     return text.find(what) != std::string::npos;
+}
+
+// SimGrid ends together every action due within its precision (the
+// surf/precision option, 1e-13 s) of the date time moves to: a run with other
+// time points (a scheduling round more or less) may see an event end that
+// much earlier or later. Below that, two dates are one instant to it.
+inline constexpr double kSimGridPrecisionS = 1e-13;
+
+// The first difference between two traces' events.csv, rows of kind `skipped`
+// left out, beyond `tolerance` seconds for the start and end times; empty
+// when none. Rows are paired in order of their other fields, then times.
+inline std::string events_differ(const std::string &a, const std::string &b, double tolerance,
+                                 const std::string &skipped = "CALL")
+{
+    struct Row {
+        std::string fields; // all but the times
+        double start = 0, end = 0;
+        std::string line;
+    };
+    auto rows_of = [&](const std::string &csv) {
+        std::vector<Row> rows;
+        for (const std::string &line : lines(csv)) {
+            std::vector<std::string> cells;
+            size_t from = 0;
+            for (size_t comma; (comma = line.find(',', from)) != std::string::npos; from = comma + 1)
+                cells.push_back(line.substr(from, comma - from));
+            cells.push_back(line.substr(from));
+            if (cells.size() < 7 || cells[0] == "kind" || cells[0] == skipped)
+                continue;
+            Row row;
+            row.line = line;
+            for (size_t i = 0; i < cells.size(); ++i)
+                if (i != 5 && i != 6)
+                    row.fields += cells[i] + ",";
+            row.start = std::stod(cells[5]);
+            row.end = std::stod(cells[6]);
+            rows.push_back(row);
+        }
+        std::sort(rows.begin(), rows.end(), [](const Row &x, const Row &y) {
+            return std::tie(x.fields, x.start, x.end) < std::tie(y.fields, y.start, y.end);
+        });
+        return rows;
+    };
+    const std::vector<Row> left = rows_of(a), right = rows_of(b);
+    if (left.size() != right.size())
+        return std::to_string(left.size()) + " rows against " + std::to_string(right.size());
+    for (size_t i = 0; i < left.size(); ++i)
+        if (left[i].fields != right[i].fields || std::abs(left[i].start - right[i].start) > tolerance ||
+            std::abs(left[i].end - right[i].end) > tolerance)
+            return left[i].line + "\nagainst\n" + right[i].line;
+    return {};
 }
 
 class E2ETest : public ::testing::Test {

@@ -320,6 +320,43 @@ TEST_F(Mpi, PollStreaksCostNoRoundPerEvent)
     EXPECT_LT(per_message, 30.0);
 }
 
+// Open MPI's progress loop blocks after an empty poll: that poll's period
+// is slept within the block when nothing the block watches can change before
+// it starts (s4bxi/poll-period-in-block). The same simulated results, polls
+// included (within SimGrid's precision), with fewer scheduling rounds: in
+// the ping-pong, while it waits for its own SEND and for the answer; the
+// point-to-point program also polls while nothing else is pending, where
+// the poll sentinel decides.
+TEST_F(Mpi, PollPeriodsSleptInBlocksChangeNothingButTheRounds)
+{
+    for (const auto &[ranks, job] :
+         {std::pair{2, std::vector<std::string>{std::string(E2E_BINARY_DIR) + "/bench/mpi_pingpong", "200", "8"}},
+          std::pair{4, std::vector<std::string>{mpi_program("mpi_p2p_features")}},
+          std::pair{8, std::vector<std::string>{mpi_program("mpi_collectives")}}}) {
+        auto run_period = [&](const std::string &in_block) {
+            std::vector<std::string> args{"-n", std::to_string(ranks)};
+            args.insert(args.end(), job.begin(), job.end());
+            return run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/poll-period-in-block:" + in_block}, args);
+        };
+        const TracedRun in_block = run_period("yes");
+        const TracedRun alone = run_period("no");
+        expect_same_simulated_end(in_block.result, alone.result);
+        // (The ping-pong also prints its wall time per message.)
+        const std::regex wall(", wall .*");
+        EXPECT_EQ(sorted_lines(std::regex_replace(in_block.result.out, wall, "")),
+                  sorted_lines(std::regex_replace(alone.result.out, wall, "")))
+            << job[0];
+        EXPECT_EQ(events_differ(in_block.events, alone.events, kSimGridPrecisionS), "") << job[0];
+        ASSERT_TRUE(in_block.report.has_value() && alone.report.has_value());
+        const double fewer =
+            alone.report->get("engine_rounds")->number - in_block.report->get("engine_rounds")->number;
+        if (ranks == 2)
+            EXPECT_GE(fewer / 400, 2.5) << "rounds saved per message of the ping-pong";
+        else
+            EXPECT_GT(fewer, 0) << job[0];
+    }
+}
+
 // The horizon from the messages on their way (s4bxi/horizon-from-traffic):
 // a rank answers its polls up to the earliest time its NIC can write an
 // event, not only a PCIe write after its last answer. Open MPI's ping-pong and

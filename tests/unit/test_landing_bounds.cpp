@@ -10,6 +10,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
 
+#include <cmath>
 #include <memory>
 
 namespace {
@@ -187,3 +188,42 @@ TEST_F(LandingBoundsTest, AnE2eDeadlineBoundsEveryNodeUntilCleared)
 }
 
 } // namespace
+
+// busy_until: the latest bound of the messages that went on the wire, which
+// keep an activity of the engine pending until then (a message still in its
+// TX queue may be dropped there: it says nothing); not known when a message
+// may end its way early (faults).
+TEST_F(LandingBoundsTest, BusyUntilTheLastMessageOnTheWireIsHandled)
+{
+  configure({1, 1, 1, 1});
+  EXPECT_TRUE(std::isinf(bounds_.busy_until()) && bounds_.busy_until() < 0);
+  auto near = message(Message::Kind::Put, 1, 0);
+  auto far = message(Message::Kind::Put, 3, 0);
+  const double start = 1e-3;
+  bounds_.begin_tx(*near, start);
+  bounds_.begin_tx(*far, start);
+  EXPECT_LT(bounds_.busy_until(), start) << "queued only";
+  const double sent = start + kTx;
+  bounds_.on_wire(*near, sent);
+  EXPECT_DOUBLE_EQ(bounds_.busy_until(), sent + route(1, 0) + kRx);
+  bounds_.on_wire(*far, sent);
+  ASSERT_GT(route(3, 0), route(1, 0));
+  EXPECT_DOUBLE_EQ(bounds_.busy_until(), sent + route(3, 0) + kRx);
+  bounds_.ended(*far);
+  EXPECT_DOUBLE_EQ(bounds_.busy_until(), sent + route(1, 0) + kRx);
+  bounds_.ended(*near);
+  EXPECT_LT(bounds_.busy_until(), start);
+  // A BXI ACK is on its way from the wire on, without an RX delay.
+  auto ack = message(Message::Kind::BxiAck, 0, 2);
+  bounds_.on_wire(*ack, sent);
+  EXPECT_DOUBLE_EQ(bounds_.busy_until(), sent + route(0, 2));
+  bounds_.ended(*ack);
+  // With faults, a message on the wire may be lost before its bound.
+  bounds_.configure(nodes_, std::vector<NodeDelays>(nodes_.size(), {kTx, kRx, kResponse}), {1, 1, 1, 1}, false,
+                    true);
+  auto lost = message(Message::Kind::Put, 1, 0);
+  bounds_.begin_tx(*lost, start);
+  bounds_.on_wire(*lost, sent);
+  EXPECT_LT(bounds_.busy_until(), start);
+  bounds_.ended(*lost);
+}
