@@ -182,10 +182,9 @@ private:
   // wake for whichever changes first. Returns how the poll ended.
   enum class EmptyPoll { Charged, BlockedUntilChange, Released };
   EmptyPoll charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles);
-  // Whether the poll made at `now` whose period ends in a block at
-  // `block_start` may sleep that period within the block
-  // (s4bxi/poll-period-in-block): the rank's NIC writes nothing meanwhile.
-  [[nodiscard]] bool period_passes_unseen(const RankPortals& rank, double now, double block_start) const;
+  // Whether a poll's period may be slept within its block at all
+  // (s4bxi/poll-period-in-block; charge_empty_poll tells when).
+  [[nodiscard]] bool may_sleep_period_in_block() const;
   // Whether a polled counter changed since its streak began watching it.
   bool counter_changed_in_streak(RankPortals& rank, ipc::Handle handle);
 

@@ -254,19 +254,13 @@ ipc::PollStreakState Api::poll_streak_state(const RankPortals& rank)
   return state;
 }
 
-bool Api::period_passes_unseen(const RankPortals& rank, double now, double block_start) const
+bool Api::may_sleep_period_in_block() const
 {
-  if (not options::poll_period_in_block())
-    return false;
   // Not while the outside holder may have to hold the simulation at an
   // instant of the period (a thread that may abort a wait, a parked rank),
   // nor while a wait with a deadline makes the sentinel look at every round.
-  if (RankPortals::deadline_waits > 0 || abort_watch_.threaded_waiters() > 0 || abort_watch_.deadline_waiters() > 0 ||
-      world_.parked_ranks > 0)
-    return false;
-  // The NIC writes nothing for the rank before the block starts: seen now,
-  // the block watches what it would then, and finds what it would.
-  return world_.landing.earliest_write(rank.node, now) > block_start;
+  return options::poll_period_in_block() && RankPortals::deadline_waits == 0 && abort_watch_.threaded_waiters() == 0 &&
+         abort_watch_.deadline_waiters() == 0 && world_.parked_ranks == 0;
 }
 
 Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles)
@@ -346,17 +340,21 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
   // preload/local_polls.cpp.)
   auto end_on_its_way = [](const Readiness& r) { return r.ready || r.next_landing < kForever; };
 
-  // When nothing the block watches can change before it starts, the poll's
-  // period is slept within the block: one sleep (one scheduling round of the
-  // engine) instead of two, with the same simulated times, if the sentinel
-  // cannot act before the block starts either. It acts only when nothing at
-  // all is pending: either the block's end is on its way (the sentinel is
-  // not involved), or a message on the wire keeps the simulation busy until
-  // after the block's start.
+  // The poll's period is slept within the block (one sleep, one scheduling
+  // round of the engine, instead of two, with the same simulated times) when,
+  // seen now, the block finds and watches what it would at its start:
+  // - the block's end is on its way (an event written, not landed yet: one
+  //   written later lands after it, whatever queue it is in, so the block
+  //   ends the same); the poll sentinel is not involved then;
+  // - or nothing is written for the rank before the block starts, and the
+  //   sentinel cannot act before then either: it acts only when nothing at
+  //   all is pending, and a message on the wire keeps the simulation busy
+  //   until after the block's start.
   bool within = false;
-  if (cost > 0 && blocks() && period_passes_unseen(rank, now, start)) {
+  if (cost > 0 && blocks() && may_sleep_period_in_block()) {
     watch();
-    within = end_on_its_way(changed()) || world_.landing.busy_until() > start;
+    within = end_on_its_way(changed()) ||
+             (world_.landing.earliest_write(rank.node, now) > start && world_.landing.busy_until() > start);
   }
   if (cost > 0 && not within) {
     s4bxi::sleep_for(cost);
