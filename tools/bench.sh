@@ -208,12 +208,15 @@ smpi_comparison() {
   # The alltoall's: the server's answers over its whole job, per alltoall and
   # per MPI message of its Bruck steps (32 ranks x 5 steps). The job's
   # start-up is in it too: about 4,400 answers, 44 per alltoall at 100.
-  local answers
+  # Also its SimGrid scheduling rounds (engine_rounds, below), the same way.
+  local answers alltoall_rounds
   answers=$(sed -n 's/.*"server_waiting": {.*"answers": \([0-9]*\),.*/\1/p' "$work"/alltoall.ours.?.json |
     awk -v n="$alltoall_n" '{ print $1 / n }' | median)
-  if [ -n "$answers" ]; then
-    awk -v a="$answers" 'BEGIN {
-      printf "  alltoall 8 B, 32 ranks (ours): %.0f round trips per alltoall over the whole job (start-up included), %.2f per MPI message\n", a, a / 160 }'
+  alltoall_rounds=$(sed -n 's/.*"engine_rounds": \([0-9]*\),.*/\1/p' "$work"/alltoall.ours.?.json |
+    awk -v n="$alltoall_n" '{ print $1 / n }' | median)
+  if [ -n "$answers" ] && [ -n "$alltoall_rounds" ]; then
+    awk -v a="$answers" -v r="$alltoall_rounds" 'BEGIN {
+      printf "  alltoall 8 B, 32 ranks (ours): %.0f round trips per alltoall over the whole job (start-up included), %.2f per MPI message; %.0f SimGrid rounds per alltoall\n", a, a / 160, r }'
   fi
 
   # SimGrid's scheduling rounds per MPI message (the report's engine_rounds:
