@@ -55,6 +55,18 @@ inline bool icontains(std::string text, std::string what)
     return text.find(what) != std::string::npos;
 }
 
+// The fields of a line of a trace's events.csv (no field holds a comma; an
+// empty last field counts).
+inline std::vector<std::string> csv_fields(const std::string &line)
+{
+    std::vector<std::string> fields;
+    size_t from = 0;
+    for (size_t comma; (comma = line.find(',', from)) != std::string::npos; from = comma + 1)
+        fields.push_back(line.substr(from, comma - from));
+    fields.push_back(line.substr(from));
+    return fields;
+}
+
 // SimGrid ends together every action due within its precision (the
 // surf/precision option, 1e-13 s) of the date time moves to: a run with other
 // time points (a scheduling round more or less) may see an event end that
@@ -75,11 +87,7 @@ inline std::string events_differ(const std::string &a, const std::string &b, dou
     auto rows_of = [&](const std::string &csv) {
         std::vector<Row> rows;
         for (const std::string &line : lines(csv)) {
-            std::vector<std::string> cells;
-            size_t from = 0;
-            for (size_t comma; (comma = line.find(',', from)) != std::string::npos; from = comma + 1)
-                cells.push_back(line.substr(from, comma - from));
-            cells.push_back(line.substr(from));
+            const std::vector<std::string> cells = csv_fields(line);
             if (cells.size() < 7 || cells[0] == "kind" || cells[0] == skipped)
                 continue;
             Row row;

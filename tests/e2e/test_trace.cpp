@@ -36,18 +36,6 @@ struct Row {
     std::string detail;
 };
 
-std::vector<std::string> split(const std::string &line)
-{
-    std::vector<std::string> fields;
-    std::string field;
-    std::istringstream in(line);
-    while (std::getline(in, field, ','))
-        fields.push_back(field);
-    if (!line.empty() && line.back() == ',')
-        fields.emplace_back();
-    return fields;
-}
-
 bool parse_int(const std::string &text, long long &value)
 {
     if (text.empty())
@@ -78,7 +66,7 @@ std::vector<Row> read_csv(const std::string &path)
     int number = 1;
     while (std::getline(in, line)) {
         ++number;
-        auto fields = split(line);
+        auto fields = csv_fields(line);
         EXPECT_EQ(fields.size(), 9u) << "line " << number << ": " << line;
         if (fields.size() != 9)
             continue;
