@@ -201,11 +201,12 @@ int main(int argc, char** argv)
     world.by_address[{rank.nid(), rank.pid}] = r;
   }
   world.nics.resize(world.nodes.size());
+  nic::Wire wire;
   try { // per-node options and fault injection name hosts and links of the platform
     auto faults = nic::Faults::from_options(world.nodes);
     world.links_may_fail = faults && faults->turns_links_off();
     for (const auto& node : world.nodes)
-      world.nics[node.nid] = std::make_unique<nic::Nic>(world, node, faults);
+      world.nics[node.nid] = std::make_unique<nic::Nic>(world, wire, node, faults);
   } catch (const std::invalid_argument& e) {
     usage_error(e.what());
   }

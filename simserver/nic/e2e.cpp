@@ -158,28 +158,22 @@ void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
         ->detach();
     return;
   }
-  intrusive_ptr_add_ref(message); // the receiver's reference, or the cleaner's when the link fails
-  auto comm = destination.inbox(message->network(), node_.nid)->put_init(message, bytes_on_wire);
-  wire_comms_.end_ended([this](Message* lost, uint64_t bytes) { lost_on_the_way(lost, bytes); });
-  // (Messages queued or on the wire, this one included: about how long
-  // maestro's list of detached communications may be.)
-  if (world_.links_may_fail || world_.landing.on_their_way() <= WireComms::kFewOnTheirWay) {
-    comm->detach([this, bytes_on_wire](void* data) { lost_on_the_way(static_cast<Message*>(data), bytes_on_wire); });
-  } else {
-    comm->start();
-    wire_comms_.keep(std::move(comm), message, bytes_on_wire);
+  if (world_.links_may_fail && not route_is_up(message->dst_nid)) {
+    // (SimGrid fails a communication whose route is off at once, without
+    // telling the wire.)
+    lost_on_the_way(*message, bytes_on_wire);
+    return;
   }
+  wire_.carry(MessagePtr(message), bytes_on_wire, node_.nic, destination.node_.nic, node_.nid,
+              destination.rx_lane(message->network(), node_.nid), lost_on_the_way_);
 }
 
-void Nic::lost_on_the_way(Message* lost, uint64_t bytes_on_wire)
+void Nic::lost_on_the_way(Message& lost, uint64_t bytes_on_wire)
 {
-  if (not route_is_up(lost->dst_nid)) {
-    statistics_.messages_lost++;
-    XBT_VERB("%s to node %u lost on a failed link", describe(*lost).c_str(), lost->dst_nid);
-    trace_lost(*lost, bytes_on_wire, "lost on a failed link");
-  }
-  world_.landing.ended(*lost);
-  intrusive_ptr_release(lost);
+  statistics_.messages_lost++;
+  XBT_VERB("%s to node %u lost on a failed link", describe(lost).c_str(), lost.dst_nid);
+  trace_lost(lost, bytes_on_wire, "lost on a failed link");
+  world_.landing.ended(lost);
 }
 
 bool Nic::route_is_up(unsigned destination) const
@@ -188,27 +182,6 @@ bool Nic::route_is_up(unsigned destination) const
   double latency = 0;
   node_.nic->route_to(world_.nodes[destination].nic, route, &latency);
   return std::all_of(route.begin(), route.end(), [](const s4u::Link* link) { return link->is_on(); });
-}
-
-MessagePtr Nic::receive(VirtualNetwork network, int lane)
-{
-  Inbox& inbox = inboxes_[static_cast<int>(network)][static_cast<size_t>(lane)];
-  // Every message that has arrived by now leaves the mailbox at once, and the
-  // engine takes them from its own queue: SimGrid (3.32) walks a permanent
-  // receiver's queue of arrived communications at each receive, so a backlog
-  // left there (65,536 triggered Gets released at once) cost its length per
-  // message, quadratic in all. Taking an arrived message takes no time: the
-  // order and the times of what the engine handles are the same.
-  while (inbox.arrived.empty() || inbox.mailbox->ready()) {
-    try {
-      inbox.arrived.emplace_back(inbox.mailbox->get<Message>(), /*add_ref=*/false);
-    } catch (const simgrid::NetworkFailureException&) {
-      // lost on a link that failed: counted by the sender's cleaner
-    }
-  }
-  MessagePtr message = std::move(inbox.arrived.front());
-  inbox.arrived.pop_front();
-  return message;
 }
 
 void Nic::send_bxi_ack(const Message& message)

@@ -114,8 +114,6 @@ public:
   // it on the way). The poll sentinel acts only when nothing is pending
   // (portals/poll_sentinel.hpp).
   [[nodiscard]] double busy_until() const;
-  // How many messages are on their way now (nic/wire_comms.hpp).
-  [[nodiscard]] std::size_t on_their_way() const { return on_way_.size(); }
   // Whether the TX queues and engines of `node` hold no message.
   [[nodiscard]] bool sends_nothing(unsigned node) const { return sending_[node] == 0; }
 

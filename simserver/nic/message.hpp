@@ -134,6 +134,7 @@ struct Message {
   TransitMark transit; // among the messages on their way (landing_bounds.hpp)
 
   double sent_at = 0; // simulated time a TX engine put it on the wire (for the trace)
+  double landed_at = 0; // simulated time it reached its destination's NIC (wire.hpp; for the trace)
 
   [[nodiscard]] VirtualNetwork network() const
   {

@@ -51,18 +51,17 @@ void account_pcie(NicStatistics& statistics, unsigned node, trace::Kind kind, in
 
 } // namespace
 
-Nic::Nic(World& world, const platform::Node& node, std::shared_ptr<Faults> faults)
-    : world_(world), node_(node), params_(resolve_parameters(*node.nic, node.cpu)), faults_(std::move(faults))
+Nic::Nic(World& world, Wire& wire, const platform::Node& node, std::shared_ptr<Faults> faults)
+    : world_(world), wire_(wire), node_(node), params_(resolve_parameters(*node.nic, node.cpu)),
+      faults_(std::move(faults))
 {
   register_node_parameters(node.nid, params_);
   for (int vn = 0; vn < kVirtualNetworks; ++vn) {
     queues_[vn] = std::make_unique<CommandQueue<TxItem>>(params_.command_queue_depth, params_.tx_actors);
-    for (int lane = 0; lane < params_.rx_actors; ++lane)
-      inboxes_[vn].push_back({s4u::Mailbox::by_name(node.nic->get_name() + "_vn" + std::to_string(vn) +
-                                                    (lane > 0 ? "." + std::to_string(lane) : "")),
-                              {}});
+    rx_lanes_[vn].resize(static_cast<size_t>(params_.rx_actors));
   }
   e2e_.wake = s4u::Semaphore::create(0);
+  lost_on_the_way_ = [this](Message& lost, uint64_t bytes_on_wire) { lost_on_the_way(lost, bytes_on_wire); };
 }
 
 void Nic::start()
@@ -82,13 +81,10 @@ void Nic::start()
       s4u::Actor::create(node_.nic->get_name() + suffix("_tx", lane, params_.tx_actors), node_.nic,
                          [this, network, lane] { tx_loop(network, lane); })
           ->daemonize();
-    for (int lane = 0; lane < params_.rx_actors; ++lane) {
-      auto rx = s4u::Actor::create(node_.nic->get_name() + suffix("_rx", lane, params_.rx_actors), node_.nic,
-                                   [this, network, lane] { rx_loop(network, lane); });
-      rx->daemonize();
-      // A permanent receiver lets messages flow in while the RX engine is busy.
-      inboxes_[vn][lane].mailbox->set_receiver(rx);
-    }
+    for (int lane = 0; lane < params_.rx_actors; ++lane)
+      s4u::Actor::create(node_.nic->get_name() + suffix("_rx", lane, params_.rx_actors), node_.nic,
+                         [this, network, lane] { rx_loop(network, lane); })
+          ->daemonize();
   }
   if (params_.e2e)
     s4u::Actor::create(node_.nic->get_name() + "_e2e", node_.nic, [this] { e2e_loop(); })->daemonize();
@@ -239,13 +235,15 @@ void Nic::transmit(Message* message)
 void Nic::rx_loop(VirtualNetwork network, int lane)
 {
   const double delay = network == VirtualNetwork::Request ? params_.rx_delay_s : params_.response_delay_s;
+  RxLane& received = rx_lanes_[static_cast<int>(network)][static_cast<size_t>(lane)];
+  wire_.serve(received);
   while (true) {
-    MessagePtr message = receive(network, lane);
+    MessagePtr message = received.next();
     trace::Event busy;
     if (trace::active != nullptr) {
       const double now = s4u::Engine::get_clock();
       const uint64_t length = message->payload.size();
-      trace::active->record(wire_event(*message, wire_bytes(length), message->sent_at, now));
+      trace::active->record(wire_event(*message, wire_bytes(length), message->sent_at, message->landed_at));
       busy = {.kind = trace::Kind::Rx, .node = node_.nid, .rank = rank_of(*message), .vn = static_cast<int>(network),
               .bytes = length, .start = now, .what = trace::name(kind_of(*message)),
               .src = static_cast<int>(message->src_nid), .actor = lane, .retry = retry_of(*message)};

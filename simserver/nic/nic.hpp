@@ -10,10 +10,10 @@
 #include "message.hpp"
 #include "nic_parameters.hpp"
 #include "traffic.hpp"
-#include "wire_comms.hpp"
+#include "wire.hpp"
 #include "../world.hpp"
 
-#include <simgrid/s4u/Mailbox.hpp>
+#include <simgrid/s4u/Comm.hpp>
 
 #include <array>
 #include <deque>
@@ -46,7 +46,8 @@ struct NicStatistics {
 class Nic {
 public:
   // Throws std::invalid_argument for a bad per-node option of the node.
-  Nic(World& world, const platform::Node& node, std::shared_ptr<Faults> faults = nullptr);
+  // `wire` carries the messages between the NICs; it outlives them.
+  Nic(World& world, Wire& wire, const platform::Node& node, std::shared_ptr<Faults> faults = nullptr);
   Nic(const Nic&) = delete;
   Nic& operator=(const Nic&) = delete;
 
@@ -117,13 +118,9 @@ private:
   void log_e2e_statistics() const; // at the end of the run, s4bxi_e2e at verbose level
   // Puts a message on the wire: sequence number, fault injection, E2E entry.
   void send_on_wire(Message* message, uint64_t bytes_on_wire);
-  // A message whose communication failed: a link of its route is off, or
-  // (detached) it was still on its way when the simulation ended. Releases
-  // the receiver's reference that send_on_wire took.
-  void lost_on_the_way(Message* lost, uint64_t bytes_on_wire);
+  // A message whose communication failed: a link of its route is off.
+  void lost_on_the_way(Message& lost, uint64_t bytes_on_wire);
   [[nodiscard]] bool route_is_up(unsigned destination) const;
-  // The next message of an RX lane, in arrival order (waits for one).
-  MessagePtr receive(VirtualNetwork network, int lane);
   // Whether a request is new (false: a duplicate, answered again here).
   bool accept_request(const Message& request);
   // Whether a response is new and for the initiator (false: a BXI ACK, or a
@@ -158,10 +155,10 @@ private:
 
   // A source is always received on the same lane, so that its messages are
   // handled in the order they were sent.
-  simgrid::s4u::Mailbox* inbox(VirtualNetwork network, unsigned source)
+  RxLane& rx_lane(VirtualNetwork network, unsigned source)
   {
-    const auto& lanes = inboxes_[static_cast<int>(network)];
-    return lanes[source % lanes.size()].mailbox;
+    auto& lanes = rx_lanes_[static_cast<int>(network)];
+    return lanes[source % lanes.size()];
   }
   CommandQueue<TxItem>& queue(VirtualNetwork network) { return *queues_[static_cast<int>(network)]; }
   // Queues a message for its TX engine; `holds_slot`: it takes a slot of the
@@ -169,24 +166,19 @@ private:
   void enqueue(MessagePtr message, bool holds_slot);
 
   World& world_;
+  Wire& wire_;
   platform::Node node_;
   NicParameters params_;
   std::shared_ptr<Faults> faults_;
   std::array<std::unique_ptr<CommandQueue<TxItem>>, kVirtualNetworks> queues_;
-  // What an RX lane receives: its mailbox on the wire, and the messages
-  // already taken out of it that the engine has not handled yet.
-  struct Inbox {
-    simgrid::s4u::Mailbox* mailbox = nullptr;
-    std::deque<MessagePtr> arrived;
-  };
-  std::array<std::vector<Inbox>, kVirtualNetworks> inboxes_{};
+  std::array<std::vector<RxLane>, kVirtualNetworks> rx_lanes_{}; // what each RX engine receives (wire.hpp)
+  LostHandler lost_on_the_way_; // lost_on_the_way, for the wire
   // The DMA reads of payloads in progress, kept here rather than on a TX
   // engine's stack: SimGrid kills the engines when the last rank has ended,
   // and a communication destroyed before its end on the way out prints a
   // warning and a backtrace.
   std::list<simgrid::s4u::CommPtr> dma_reads_;
   E2eState e2e_;
-  WireComms wire_comms_; // the communications its engines started, not detached
   NicStatistics statistics_;
   // The PCIe route from the node's CPU (memory_work.cpp), and the earliest a
   // message sent now can land here.

@@ -3,6 +3,7 @@
 #include "../actor_sleep.hpp"
 #include "../job/blocked_ranks.hpp"
 #include "../model_options.hpp"
+#include "../nic/wire.hpp"
 #include "api.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
@@ -27,9 +28,11 @@ constexpr unsigned long kRoundsBetweenLooks = 16;
 PollSentinel::PollSentinel(World& world, AbortWatch& aborts) : world_(world), aborts_(aborts), holder_(world, aborts)
 {
   // Whatever may leave the simulation with nothing pending: an activity that
-  // ends, an actor that wakes up (from SimGrid's sleep or the server's,
+  // ends (a message's communication: once its RX engine takes it, nic/wire.hpp),
+  // an actor that wakes up (from SimGrid's sleep or the server's,
   // actor_sleep.hpp), time that advances.
   s4u::Activity::on_completion_cb([this](const s4u::Activity&) { happened(); });
+  nic::RxLane::on_message_taken_cb([this] { happened(); });
   s4u::Actor::on_wake_up_cb([this](const s4u::Actor&) { happened(); });
   s4bxi::on_wake_up_cb([this] { happened(); });
   s4u::Engine::on_time_advance_cb([this](double) { happened(); });

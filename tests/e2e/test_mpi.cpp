@@ -16,6 +16,8 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
+#include <sstream>
 
 namespace e2e {
 namespace {
@@ -318,6 +320,106 @@ TEST_F(Mpi, PollStreaksCostNoRoundPerEvent)
     const double per_message = (rounds[1] - rounds[0]) / 400;
     EXPECT_GT(per_message, 10.0);
     EXPECT_LT(per_message, 30.0);
+}
+
+// A row of the trace's events.csv (docs/trace-format.md), as far as the
+// tests below read it.
+struct TraceRow {
+    std::string kind;
+    int node = -1;
+    int vn = -1;
+    double start = 0;
+    double end = 0;
+    std::string detail;
+};
+
+std::vector<TraceRow> read_trace_rows(const std::string &path)
+{
+    std::vector<TraceRow> rows;
+    std::istringstream in(read_file(path));
+    std::string line;
+    std::getline(in, line); // the header
+    while (std::getline(in, line)) {
+        const auto cells = csv_fields(line);
+        if (cells.size() != 9)
+            continue;
+        rows.push_back({cells[0], std::atoi(cells[1].c_str()), cells[3].empty() ? -1 : std::atoi(cells[3].c_str()),
+                        std::strtod(cells[5].c_str(), nullptr), std::strtod(cells[6].c_str(), nullptr), cells[8]});
+    }
+    return rows;
+}
+
+// The number after `key` in a row's detail ("dst=3 wire_bytes=64"), or -1.
+int detail_number(const std::string &detail, const std::string &key)
+{
+    const auto at = detail.find(key);
+    return at == std::string::npos ? -1 : std::atoi(detail.c_str() + at + key.size());
+}
+
+// An RX engine takes the messages that reach its NIC in the order they land,
+// whatever their source: it is never idle while a message for it has landed
+// (a message's row ends when it lands, nic/wire.hpp), unless that message
+// waits for one its source sent before it, still on its way. MPI jobs whose
+// nodes receive from nearer and farther sources at once: 4 ranks per node
+// (messages between the ranks of a node cross no wire), and 2 per node of a
+// two-level fat tree.
+TEST_F(Mpi, AnIdleRxEngineTakesTheFirstMessageToLand)
+{
+    const std::set<std::string> message_kinds = {"PUT", "GET", "ATOMIC", "FETCH_ATOMIC", "ACK", "GET_RESPONSE",
+                                                 "FETCH_ATOMIC_RESPONSE", "BXI_ACK"};
+    const std::vector<std::pair<int, std::vector<std::string>>> jobs = {
+        {8, {mpi_program("mpi_onesided")}},
+        {16, {"--platform", "fattree:2;2,4;1,2;1,1", mpi_program("mpi_collectives")}}};
+    for (const auto &[nranks, job] : jobs) {
+        TempDir dir;
+        std::vector<std::string> options = {"-n", std::to_string(nranks), "--cfg=s4bxi/compute:none", "--trace",
+                                            dir.file("trace")};
+        options.insert(options.end(), job.begin(), job.end());
+        auto r = run(options);
+        expect_success(r, nranks);
+        const auto rows = read_trace_rows(dir.file("trace/events.csv"));
+        // The RX engines' busy spans and the landings, by (node, vn).
+        std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> busy;
+        std::map<std::pair<int, int>, std::vector<const TraceRow *>> landings;
+        for (const auto &row : rows) {
+            if (row.kind == "RX")
+                busy[{row.node, row.vn}].emplace_back(row.start, row.end);
+            else if (message_kinds.count(row.kind) && !contains(row.detail, "lost"))
+                landings[{detail_number(row.detail, "dst="), row.vn}].push_back(&row);
+        }
+        constexpr double kSameInstant = 1e-12;
+        int checked = 0, overtaking = 0, idle_with_work = 0;
+        std::string first_idle;
+        for (const auto &[lane, arrived] : landings) {
+            const auto &spans = busy[lane];
+            for (const TraceRow *message : arrived) {
+                auto sent_before_landed_after = [message](const TraceRow *other) {
+                    return other != message && other->start < message->start && other->end > message->end;
+                };
+                // Waiting for one of its source's, sent before it: not checked.
+                if (std::any_of(arrived.begin(), arrived.end(), [&](const TraceRow *other) {
+                        return other->node == message->node && sent_before_landed_after(other);
+                    }))
+                    continue;
+                checked++;
+                overtaking += std::any_of(arrived.begin(), arrived.end(), [&](const TraceRow *other) {
+                    return other->node != message->node && sent_before_landed_after(other);
+                });
+                const bool engine_at_work = std::any_of(spans.begin(), spans.end(), [message](const auto &span) {
+                    return span.first <= message->end + kSameInstant && message->end <= span.second + kSameInstant;
+                });
+                if (!engine_at_work && idle_with_work++ == 0)
+                    first_idle = message->kind + " from node " + std::to_string(message->node) + " to node " +
+                                 std::to_string(lane.first) + " landed at " + std::to_string(message->end * 1e6) +
+                                 " us, its RX engine idle";
+            }
+        }
+        EXPECT_GT(checked, 1000) << job.back();
+        // (The cases where an engine that took the first message sent would
+        // have waited.)
+        EXPECT_GT(overtaking, 0) << job.back() << ": no message landed before one another source sent earlier";
+        EXPECT_EQ(idle_with_work, 0) << job.back() << ": " << first_idle << "\n" << describe(r);
+    }
 }
 
 // Open MPI's progress loop blocks after an empty poll: that poll's period

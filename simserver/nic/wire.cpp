@@ -1,0 +1,196 @@
+#include "wire.hpp"
+
+#include <simgrid/kernel/resource/Action.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <xbt/asserts.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace s4u = simgrid::s4u;
+using simgrid::kernel::resource::Action;
+
+namespace s4bxi::nic {
+
+namespace {
+
+Wire* current_wire = nullptr;
+
+std::vector<std::function<void()>>& message_taken_callbacks()
+{
+  static std::vector<std::function<void()>> callbacks;
+  return callbacks;
+}
+
+// The installed headers of SimGrid 3.32 only declare NetworkAction; it derives
+// from Action alone (src/kernel/resource/NetworkModel.hpp), which therefore
+// begins it.
+const Action& as_action(const simgrid::kernel::resource::NetworkAction& action)
+{
+  return reinterpret_cast<const Action&>(action);
+}
+
+} // namespace
+
+MessagePtr RxLane::next()
+{
+  while (arrived_.empty()) {
+    waiting_ = true;
+    wake_->acquire();
+  }
+  MessagePtr message = std::move(arrived_.front());
+  arrived_.pop_front();
+  for (const auto& callback : message_taken_callbacks())
+    callback();
+  return message;
+}
+
+void RxLane::on_message_taken_cb(std::function<void()> callback)
+{
+  message_taken_callbacks().push_back(std::move(callback));
+}
+
+void RxLane::wake_if_waiting()
+{
+  if (waiting_ && not arrived_.empty()) {
+    waiting_ = false;
+    wake_->release();
+  }
+}
+
+Wire::Wire()
+{
+  xbt_assert(current_wire == nullptr, "one wire at a time");
+  current_wire = this;
+  // The signals have no way to disconnect: connected once per process, they
+  // reach the wire of the moment.
+  static const bool connected = [] {
+    s4u::Link::on_communication_state_change_cb(
+        [](simgrid::kernel::resource::NetworkAction& network_action, Action::State /*previous*/) {
+          if (current_wire == nullptr)
+            return;
+          const Action& action = as_action(network_action);
+          const Action::State state = action.get_state();
+          if (state == Action::State::FINISHED || state == Action::State::FAILED || state == Action::State::IGNORED)
+            current_wire->ended(action.get_activity(), state == Action::State::FINISHED);
+        });
+    s4u::Actor::on_termination_cb([](const s4u::Actor& actor) {
+      if (current_wire != nullptr)
+        current_wire->actor_ended(actor.get_pid());
+    });
+    return true;
+  }();
+  (void)connected;
+}
+
+Wire::~Wire()
+{
+  current_wire = nullptr;
+}
+
+void Wire::serve(RxLane& lane)
+{
+  engines_[s4u::this_actor::get_pid()] = &lane;
+}
+
+void Wire::carry(MessagePtr message, uint64_t bytes_on_wire, s4u::Host* from, s4u::Host* to, unsigned source,
+                 RxLane& lane, const LostHandler& lost)
+{
+  CarriedMessage* carried = take_slot();
+  *carried = {s4u::Comm::sendto_init(from, to), std::move(message), bytes_on_wire, source, &lane, &lost, false,
+              nullptr};
+  carried->comm->set_payload_size(bytes_on_wire);
+  carried->comm->start();
+  const bool inserted = on_the_wire_.try_emplace(carried->comm->get_impl(), carried).second;
+  xbt_assert(inserted, "a communication carries one message");
+  auto& from_source = lane.on_their_way_[source];
+  (from_source.last != nullptr ? from_source.last->next_from_source : from_source.first) = carried;
+  from_source.last = carried;
+}
+
+void Wire::ended(const void* activity, bool finished)
+{
+  auto found = on_the_wire_.find(activity);
+  if (found == on_the_wire_.end())
+    return; // not a message's (a PCIe transfer)
+  CarriedMessage* carried = found->second;
+  on_the_wire_.erase(found);
+  RxLane& lane = *carried->lane;
+  auto from_source = lane.on_their_way_.find(carried->source);
+  auto& [first, last] = from_source->second;
+  MessagePtr lost;
+  const LostHandler* lost_handler = carried->lost;
+  const uint64_t lost_bytes = carried->bytes_on_wire;
+  if (finished) {
+    carried->arrived = true;
+    carried->message->landed_at = s4u::Engine::get_clock();
+  } else { // out of the source's list
+    CarriedMessage* before = nullptr;
+    for (CarriedMessage* at = first; at != carried; at = at->next_from_source)
+      before = at;
+    (before != nullptr ? before->next_from_source : first) = carried->next_from_source;
+    if (last == carried)
+      last = before;
+    if (not lane.closed_)
+      lost = std::move(carried->message);
+    free_slot(carried);
+  }
+  // The source's messages that have arrived, up to the first still on its
+  // way, are the lane's now.
+  const std::size_t queued = lane.arrived_.size();
+  while (first != nullptr && first->arrived) {
+    CarriedMessage* next = first->next_from_source;
+    lane.arrived_.push_back(std::move(first->message));
+    free_slot(first);
+    first = next;
+  }
+  if (first == nullptr)
+    lane.on_their_way_.erase(from_source);
+  if (lane.arrived_.size() > queued)
+    lane.wake_if_waiting();
+  if (lost)
+    (*lost_handler)(*lost, lost_bytes);
+}
+
+void Wire::actor_ended(aid_t pid)
+{
+  auto found = engines_.find(pid);
+  if (found == engines_.end())
+    return;
+  RxLane& lane = *found->second;
+  engines_.erase(found);
+  lane.closed_ = true;
+  // (Each cancel ends its communication at once, through ended(): the lists
+  // change under it.)
+  std::vector<s4u::CommPtr> running;
+  for (const auto& [source, from_source] : lane.on_their_way_)
+    for (CarriedMessage* at = from_source.first; at != nullptr; at = at->next_from_source)
+      if (not at->arrived)
+        running.push_back(at->comm);
+  for (const auto& comm : running)
+    comm->cancel();
+}
+
+CarriedMessage* Wire::take_slot()
+{
+  if (free_.empty())
+    return &slots_.emplace_back();
+  CarriedMessage* slot = free_.back();
+  free_.pop_back();
+  return slot;
+}
+
+void Wire::free_slot(CarriedMessage* slot)
+{
+  // (Its communication stays: SimGrid still ends it after this.)
+  slot->message.reset();
+  slot->lost = nullptr;
+  slot->lane = nullptr;
+  slot->next_from_source = nullptr;
+  free_.push_back(slot);
+}
+
+} // namespace s4bxi::nic

@@ -1,0 +1,139 @@
+// The wire between the NICs: it carries each message as one SimGrid
+// communication from the sending NIC's host to the receiving NIC's host, and
+// hands it to the RX lane of the receiver that serves its source when that
+// communication ends.
+//
+// Arrival order. The RX engine of a lane handles its messages in the order
+// they arrive, across its sources; the messages of one source keep the order
+// they were sent in (a later one whose communication ends first, a small one
+// beside a large one, waits for those before it, as packets that follow one
+// route do). A permanent receiver's mailbox, used before, could not give
+// that: its next receive bound to the next message *sent* to it, so an idle
+// engine waited for a far message sent first while a nearer one sent after
+// it had landed already (1.2 us late in the 32-rank alltoall).
+//
+// So nobody receives the communications: the wire watches their ends
+// (SimGrid calls Link::on_communication_state_change while it updates the
+// network model, in maestro, at the end's date and before any actor runs at
+// that date), queues the message at its lane, and wakes the lane's engine if
+// it waits. An engine that has messages queued takes the next one without a
+// simcall. (Host-to-host communications are in SimGrid 3.32's list of
+// detached ones, which it walks when one ends: a message costs as many steps
+// as there are on their way. A mailbox communication kept by its sender
+// avoided that walk, but cost the receiver two simcalls per message.)
+//
+// A communication that fails (a link of its route goes off) hands its
+// message to the sender's handler of lost messages; the messages of that
+// source behind it go on. When an RX engine ends (SimGrid kills the NIC's
+// engines once the last rank has ended), the messages still on their way to
+// it are dropped: nothing would handle them, and their communications would
+// keep the simulated clock going after the job.
+#pragma once
+
+#include "message.hpp"
+
+#include <simgrid/forward.h>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+namespace s4bxi::nic {
+
+// Called, in maestro, with a message whose communication failed.
+using LostHandler = std::function<void(Message& lost, uint64_t bytes_on_wire)>;
+
+class RxLane;
+
+// A message on its way, until it is queued at its lane.
+struct CarriedMessage {
+  // Kept from its start to the reuse of the slot: SimGrid has ended it then
+  // (dropped before, a running communication prints a warning).
+  simgrid::s4u::CommPtr comm;
+  MessagePtr message;
+  uint64_t bytes_on_wire = 0;
+  unsigned source = 0;
+  RxLane* lane = nullptr;
+  const LostHandler* lost = nullptr;
+  bool arrived = false;
+  CarriedMessage* next_from_source = nullptr; // sent after it, to the same lane
+};
+
+// What one RX engine receives: the messages that arrived and that it has not
+// taken yet, and those still on their way to it, by source.
+class RxLane {
+public:
+  RxLane() : wake_(simgrid::s4u::Semaphore::create(0)) {}
+  RxLane(const RxLane&) = delete;
+  RxLane& operator=(const RxLane&) = delete;
+  RxLane(RxLane&&) = default;
+
+  // The next message, in arrival order; blocks the calling engine until one
+  // arrives.
+  MessagePtr next();
+  // Called in an engine's context each time it takes a message, as
+  // s4u::Activity::on_completion was for the wait of a communication it
+  // received (the poll sentinel watches both, portals/poll_sentinel.cpp).
+  static void on_message_taken_cb(std::function<void()> callback);
+  [[nodiscard]] std::size_t arrived() const { return arrived_.size(); }
+
+private:
+  friend class Wire;
+  // The messages of one source on their way, in the order sent (a list
+  // through CarriedMessage::next_from_source).
+  struct FromSource {
+    CarriedMessage* first = nullptr;
+    CarriedMessage* last = nullptr;
+  };
+  void wake_if_waiting();
+
+  std::deque<MessagePtr> arrived_;
+  std::unordered_map<unsigned, FromSource> on_their_way_; // by source; none for a source with none on its way
+  simgrid::s4u::SemaphorePtr wake_;
+  bool waiting_ = false; // the engine blocks on wake_
+  bool closed_ = false;  // its engine ended
+};
+
+class Wire {
+public:
+  // One wire at a time per process (it is the one SimGrid's signal reaches).
+  Wire();
+  ~Wire();
+  Wire(const Wire&) = delete;
+  Wire& operator=(const Wire&) = delete;
+
+  // Starts carrying `message` (`bytes_on_wire` bytes) from host `from` to
+  // host `to`, for `lane`, whose source `source` is. `lost` outlives the
+  // message's way.
+  void carry(MessagePtr message, uint64_t bytes_on_wire, simgrid::s4u::Host* from, simgrid::s4u::Host* to,
+             unsigned source, RxLane& lane, const LostHandler& lost);
+
+  // The calling actor is the engine that handles what `lane` receives.
+  void serve(RxLane& lane);
+
+  // Messages not queued at their lane yet (for tests).
+  [[nodiscard]] std::size_t on_their_way() const { return slots_.size() - free_.size(); }
+
+private:
+  // A message's communication ended (`finished`), or failed.
+  void ended(const void* activity, bool finished);
+  // An actor ended: if it served a lane, drops what is on its way there.
+  void actor_ended(aid_t pid);
+  CarriedMessage* take_slot();
+  void free_slot(CarriedMessage* slot);
+
+  // The messages on their way, in slots reused from one to the next.
+  std::deque<CarriedMessage> slots_;
+  std::vector<CarriedMessage*> free_;
+  // Those whose communication runs, by its kernel activity: only while it
+  // runs (SimGrid frees an ended one, and its address may carry the next).
+  std::unordered_map<const void*, CarriedMessage*> on_the_wire_;
+  std::unordered_map<aid_t, RxLane*> engines_; // by actor id
+};
+
+} // namespace s4bxi::nic
