@@ -9,8 +9,10 @@
 // beside a large one, waits for those before it, as packets that follow one
 // route do). A permanent receiver's mailbox, used before, could not give
 // that: its next receive bound to the next message *sent* to it, so an idle
-// engine waited for a far message sent first while a nearer one sent after
-// it had landed already (1.2 us late in the 32-rank alltoall).
+// engine waited for a farther message sent first while a nearer one sent
+// after it had landed already (in mpi_onesided at 8 ranks, node 0 waited for
+// a BXI ACK from node 1 while a Put between two of its own ranks had landed
+// 1 us before).
 //
 // So nobody receives the communications: the wire watches their ends
 // (SimGrid calls Link::on_communication_state_change while it updates the
@@ -52,8 +54,9 @@ class RxLane;
 
 // A message on its way, until it is queued at its lane.
 struct CarriedMessage {
-  // Kept from its start to the reuse of the slot: SimGrid has ended it then
-  // (dropped before, a running communication prints a warning).
+  // Kept from its start to the reuse of the slot, to be cancelled when its
+  // engine ends; SimGrid has ended it by that reuse (a running communication
+  // dropped prints a warning).
   simgrid::s4u::CommPtr comm;
   MessagePtr message;
   uint64_t bytes_on_wire = 0;
@@ -76,11 +79,11 @@ public:
   // The next message, in arrival order; blocks the calling engine until one
   // arrives.
   MessagePtr next();
-  // Called in an engine's context each time it takes a message, as
-  // s4u::Activity::on_completion was for the wait of a communication it
-  // received (the poll sentinel watches both, portals/poll_sentinel.cpp).
+  // Called in an engine's context each time it takes a message. Nobody
+  // waits for a message's communication, so its end fires no
+  // s4u::Activity::on_completion; the poll sentinel, which counts those as
+  // things that happened, counts this instead (portals/poll_sentinel.cpp).
   static void on_message_taken_cb(std::function<void()> callback);
-  [[nodiscard]] std::size_t arrived() const { return arrived_.size(); }
 
 private:
   friend class Wire;
