@@ -211,7 +211,8 @@ int main(int argc, char** argv)
     usage_error(e.what());
   }
   // A link that goes off otherwise (a state profile of the platform file):
-  // the messages sent from then on are detached communications.
+  // from then on, a message whose route is off when it is sent is lost at
+  // once (Nic::send_on_wire).
   s4u::Link::on_state_change_cb([&world](const s4u::Link& link) {
     if (not link.is_on())
       world.links_may_fail = true;
