@@ -8,6 +8,7 @@
 // (tests/e2e/CMakeLists.txt): e2e_mpi_tests, ctest names e2e.Mpi.*.
 #include "e2e_test.hpp"
 #include "json_lite.hpp"
+#include "trace_rows.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,8 +17,6 @@
 #include <map>
 #include <optional>
 #include <regex>
-#include <set>
-#include <sstream>
 
 namespace e2e {
 namespace {
@@ -322,33 +321,6 @@ TEST_F(Mpi, PollStreaksCostNoRoundPerEvent)
     EXPECT_LT(per_message, 30.0);
 }
 
-// A row of the trace's events.csv (docs/trace-format.md), as far as the
-// tests below read it.
-struct TraceRow {
-    std::string kind;
-    int node = -1;
-    int vn = -1;
-    double start = 0;
-    double end = 0;
-    std::string detail;
-};
-
-std::vector<TraceRow> read_trace_rows(const std::string &path)
-{
-    std::vector<TraceRow> rows;
-    std::istringstream in(read_file(path));
-    std::string line;
-    std::getline(in, line); // the header
-    while (std::getline(in, line)) {
-        const auto cells = csv_fields(line);
-        if (cells.size() != 9)
-            continue;
-        rows.push_back({cells[0], std::atoi(cells[1].c_str()), cells[3].empty() ? -1 : std::atoi(cells[3].c_str()),
-                        std::strtod(cells[5].c_str(), nullptr), std::strtod(cells[6].c_str(), nullptr), cells[8]});
-    }
-    return rows;
-}
-
 // The number after `key` in a row's detail ("dst=3 wire_bytes=64"), or -1.
 int detail_number(const std::string &detail, const std::string &key)
 {
@@ -365,8 +337,6 @@ int detail_number(const std::string &detail, const std::string &key)
 // two-level fat tree.
 TEST_F(Mpi, AnIdleRxEngineTakesTheFirstMessageToLand)
 {
-    const std::set<std::string> message_kinds = {"PUT", "GET", "ATOMIC", "FETCH_ATOMIC", "ACK", "GET_RESPONSE",
-                                                 "FETCH_ATOMIC_RESPONSE", "BXI_ACK"};
     const std::vector<std::pair<int, std::vector<std::string>>> jobs = {
         {8, {mpi_program("mpi_onesided")}},
         {16, {"--platform", "fattree:2;2,4;1,2;1,1", mpi_program("mpi_collectives")}}};
@@ -377,14 +347,14 @@ TEST_F(Mpi, AnIdleRxEngineTakesTheFirstMessageToLand)
         options.insert(options.end(), job.begin(), job.end());
         auto r = run(options);
         expect_success(r, nranks);
-        const auto rows = read_trace_rows(dir.file("trace/events.csv"));
+        const auto rows = read_csv(dir.file("trace/events.csv"));
         // The RX engines' busy spans and the landings, by (node, vn).
         std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> busy;
-        std::map<std::pair<int, int>, std::vector<const TraceRow *>> landings;
+        std::map<std::pair<int, int>, std::vector<const Row *>> landings;
         for (const auto &row : rows) {
             if (row.kind == "RX")
                 busy[{row.node, row.vn}].emplace_back(row.start, row.end);
-            else if (message_kinds.count(row.kind) && !contains(row.detail, "lost"))
+            else if (kMessageKinds.count(row.kind) && !contains(row.detail, "lost"))
                 landings[{detail_number(row.detail, "dst="), row.vn}].push_back(&row);
         }
         constexpr double kSameInstant = 1e-12;
@@ -392,17 +362,17 @@ TEST_F(Mpi, AnIdleRxEngineTakesTheFirstMessageToLand)
         std::string first_idle;
         for (const auto &[lane, arrived] : landings) {
             const auto &spans = busy[lane];
-            for (const TraceRow *message : arrived) {
-                auto sent_before_landed_after = [message](const TraceRow *other) {
+            for (const Row *message : arrived) {
+                auto sent_before_landed_after = [message](const Row *other) {
                     return other != message && other->start < message->start && other->end > message->end;
                 };
                 // Waiting for one of its source's, sent before it: not checked.
-                if (std::any_of(arrived.begin(), arrived.end(), [&](const TraceRow *other) {
+                if (std::any_of(arrived.begin(), arrived.end(), [&](const Row *other) {
                         return other->node == message->node && sent_before_landed_after(other);
                     }))
                     continue;
                 checked++;
-                overtaking += std::any_of(arrived.begin(), arrived.end(), [&](const TraceRow *other) {
+                overtaking += std::any_of(arrived.begin(), arrived.end(), [&](const Row *other) {
                     return other->node != message->node && sent_before_landed_after(other);
                 });
                 const bool engine_at_work = std::any_of(spans.begin(), spans.end(), [message](const auto &span) {
