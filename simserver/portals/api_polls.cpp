@@ -351,17 +351,18 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
   //   all is pending, and a message on the wire keeps the simulation busy
   //   until after the block's start.
   bool within = false;
-  if (cost > 0 && blocks() && may_sleep_period_in_block()) {
-    watch();
-    within = end_on_its_way(changed()) ||
-             (world_.landing.earliest_write(rank.node, now) > start && world_.landing.busy_until() > start);
-  }
-  if (cost > 0 && not within) {
-    s4bxi::sleep_for(cost);
-    start = s4u::Engine::get_clock();
-  }
-  if (cost > 0)
+  if (cost > 0) {
+    if (blocks() && may_sleep_period_in_block()) {
+      watch();
+      within = end_on_its_way(changed()) ||
+               (world_.landing.earliest_write(rank.node, now) > start && world_.landing.busy_until() > start);
+    }
+    if (not within) {
+      s4bxi::sleep_for(cost);
+      start = s4u::Engine::get_clock();
+    }
     charge_blocked(rank, trace::Kind::Poll, now, start, "empty poll");
+  }
   if (not blocks())
     return EmptyPoll::Charged;
   if (not within)
