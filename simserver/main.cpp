@@ -201,7 +201,8 @@ int main(int argc, char** argv)
     world.by_address[{rank.nid(), rank.pid}] = r;
   }
   world.nics.resize(world.nodes.size());
-  nic::Wire wire;
+  nic::Wire wire(options::wire_mailboxes_beyond());
+  world.wire = &wire;
   try { // per-node options and fault injection name hosts and links of the platform
     auto faults = nic::Faults::from_options(world.nodes);
     world.links_may_fail = faults && faults->turns_links_off();

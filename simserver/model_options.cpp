@@ -211,6 +211,12 @@ Option<bool> g_queued_appends{"s4bxi/queued-appends", nullptr,
                               "the append goes to the server with the process's next call and happens at the "
                               "simulated time it was made (same simulated results, one round trip less each)",
                               true};
+Option<int> g_wire_mailboxes{"s4bxi/wire-mailboxes-beyond", nullptr,
+                             "Messages on their way beyond which a message crosses the wire as a communication "
+                             "through a mailbox of its receiving engine rather than a host-to-host one: SimGrid "
+                             "walks its list of host-to-host communications each time one ends, and a mailbox one "
+                             "costs three simcalls instead (same route and times, same simulated results); -1: never",
+                             64, at_least(-1)};
 Option<bool> g_early_put_answer{"s4bxi/early-put-answer", nullptr,
                                 "Answer PtlPut, PtlGet and the atomics once their arguments are checked, before the "
                                 "PCIe write of their command, when nothing the NIC does can touch the rank's memory "
@@ -369,6 +375,7 @@ bool put_forecasts() { return g_put_forecasts.get(); }
 bool queued_unlinks() { return g_queued_unlinks.get(); }
 bool huge_pages() { return g_huge_pages.get(); }
 bool queued_appends() { return g_queued_appends.get(); }
+long wire_mailboxes_beyond() { return g_wire_mailboxes.get(); }
 double sync_quantum_s() { return g_sync_quantum.get() > 0 ? g_sync_quantum.get() : 0; }
 double park_after_s() { return g_park_after.get() > 0 ? g_park_after.get() : 0; }
 double stall_notice_after_s() { return g_stall_notice_after.get() > 0 ? g_stall_notice_after.get() : 0; }

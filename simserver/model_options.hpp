@@ -33,6 +33,8 @@ bool queued_unlinks();
 // Ranks back their large communication buffers with huge pages (preload/huge_pages.hpp).
 bool huge_pages();
 bool queued_appends();
+// Messages on the wire beyond which a message goes through a mailbox (nic/wire.hpp); -1: never.
+long wire_mailboxes_beyond();
 unsigned long poll_deadlock_after();
 double livelock_after_s();
 double stall_notice_after_s();

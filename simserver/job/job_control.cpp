@@ -3,6 +3,7 @@
 #include "../model_options.hpp"
 #include "../nic/nic.hpp"
 #include "../nic/nic_parameters.hpp"
+#include "../nic/wire.hpp"
 #include "../trace/json_text.hpp"
 #include "../trace/recorder.hpp"
 
@@ -238,6 +239,9 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
       << ", \"relayed_missed\": " << world_.relayed_wakes_missed << ", \"side_by_side\": " << totals.side_by_side
       << "},\n";
   out << "  \"engine_rounds\": " << world_.engine_rounds << ",\n";
+  // Messages that crossed the wire through a mailbox rather than host to
+  // host (s4bxi/wire-mailboxes-beyond).
+  out << "  \"wire_through_mailboxes\": " << (world_.wire != nullptr ? world_.wire->through_mailboxes() : 0) << ",\n";
   // Ranks and threads parked while blocked in the kernel, and how often their
   // proxies were woken to look whether they may go on.
   out << "  \"parks\": {\"count\": " << world_.parks << ", \"wake_ups\": " << world_.park_wake_ups << "},\n";

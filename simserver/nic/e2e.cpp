@@ -165,7 +165,7 @@ void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
     return;
   }
   wire_.carry(MessagePtr(message), bytes_on_wire, node_.nic, destination.node_.nic, node_.nid,
-              destination.rx_lane(message->network(), node_.nid), lost_on_the_way_);
+              destination.rx_lane(message->network(), node_.nid), lost_on_the_way_, world_.links_may_fail);
 }
 
 void Nic::lost_on_the_way(Message& lost, uint64_t bytes_on_wire)

@@ -1,13 +1,16 @@
 #include "wire.hpp"
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/kernel/resource/Action.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <xbt/asserts.h>
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
 namespace s4u = simgrid::s4u;
@@ -41,11 +44,31 @@ MessagePtr RxLane::next()
     waiting_ = true;
     wake_->acquire();
   }
-  MessagePtr message = std::move(arrived_.front());
+  Arrived taken = std::move(arrived_.front());
   arrived_.pop_front();
+  if (taken.mailbox != nullptr) {
+    // Out of its mailbox, which holds nothing else: answered at once, and
+    // the mailbox is free for another message.
+    s4u::Comm::recv(s4u::Actor::self()->get_impl(), taken.mailbox, nullptr, nullptr, {}, {}, nullptr, -1, -1);
+    idle_mailboxes_.push_back(taken.mailbox);
+  }
   for (const auto& callback : message_taken_callbacks())
     callback();
-  return message;
+  return std::move(taken.message);
+}
+
+s4u::Mailbox* RxLane::take_mailbox()
+{
+  if (idle_mailboxes_.empty()) {
+    s4u::Mailbox* made = s4u::Mailbox::by_name("wire to " + engine_->get_name() + " (actor " +
+                                               std::to_string(engine_->get_pid()) + ") #" +
+                                               std::to_string(mailboxes_made_++));
+    made->set_receiver(engine_);
+    return made;
+  }
+  s4u::Mailbox* idle = idle_mailboxes_.back();
+  idle_mailboxes_.pop_back();
+  return idle;
 }
 
 void RxLane::on_message_taken_cb(std::function<void()> callback)
@@ -61,7 +84,7 @@ void RxLane::wake_if_waiting()
   }
 }
 
-Wire::Wire()
+Wire::Wire(long mailboxes_beyond) : mailboxes_beyond_(mailboxes_beyond)
 {
   xbt_assert(current_wire == nullptr, "one wire at a time");
   current_wire = this;
@@ -94,16 +117,29 @@ Wire::~Wire()
 void Wire::serve(RxLane& lane)
 {
   engines_[s4u::this_actor::get_pid()] = &lane;
+  lane.engine_ = s4u::Actor::self();
 }
 
 void Wire::carry(MessagePtr message, uint64_t bytes_on_wire, s4u::Host* from, s4u::Host* to, unsigned source,
-                 RxLane& lane, const LostHandler& lost)
+                 RxLane& lane, const LostHandler& lost, bool links_may_fail)
 {
+  end_sent_through_mailboxes();
   CarriedMessage* carried = take_slot();
-  *carried = {s4u::Comm::sendto_init(from, to), std::move(message), bytes_on_wire, source, &lane, &lost, false,
-              nullptr};
-  carried->comm->set_payload_size(bytes_on_wire);
-  carried->comm->start();
+  if (through_mailbox(from, to, lane, links_may_fail)) {
+    s4u::Mailbox* mailbox = lane.take_mailbox();
+    // (The engine's receive does not copy: the message goes with the slot.)
+    s4u::CommPtr comm = mailbox->put_init(message.get(), bytes_on_wire);
+    comm->start();
+    auto& mine = sent_through_mailboxes_[s4u::this_actor::get_pid()];
+    mine.push_back({comm});
+    *carried = {std::move(comm), std::move(message), bytes_on_wire, source, &lane, &lost, false, nullptr, mailbox,
+                &mine.back(), from};
+    through_mailboxes_++;
+  } else {
+    *carried = {s4u::Comm::sendto_init(from, to), std::move(message), bytes_on_wire, source, &lane, &lost, false};
+    carried->comm->set_payload_size(bytes_on_wire);
+    carried->comm->start();
+  }
   const bool inserted = on_the_wire_.try_emplace(carried->comm->get_impl(), carried).second;
   xbt_assert(inserted, "a communication carries one message");
   auto& from_source = lane.on_their_way_[source];
@@ -124,17 +160,27 @@ void Wire::ended(const void* activity, bool finished)
   MessagePtr lost;
   const LostHandler* lost_handler = carried->lost;
   const uint64_t lost_bytes = carried->bytes_on_wire;
+  if (carried->sent != nullptr) {
+    carried->sent->ended = true; // its sender may end it now
+    carried->sent = nullptr;     // (and drops the record then)
+  }
   if (finished) {
     carried->arrived = true;
     carried->message->landed_at = s4u::Engine::get_clock();
-  } else { // out of the source's list
+  } else {
+    // Out of the source's list (its mailbox, if any, stays out of the pool:
+    // it holds the failed communication). Lost if a link of its route went
+    // off; dropped if nothing will handle it: its engine ended, or, through
+    // a mailbox, its sender did (SimGrid cancels the communications an
+    // actor sent through mailboxes when it ends, the NIC's engines at the
+    // end of the job), its route whole.
     CarriedMessage* before = nullptr;
     for (CarriedMessage* at = first; at != carried; at = at->next_from_source)
       before = at;
     (before != nullptr ? before->next_from_source : first) = carried->next_from_source;
     if (last == carried)
       last = before;
-    if (not lane.closed_)
+    if (not lane.closed_ && not (carried->mailbox != nullptr && route_is_on(carried->from, lane.engine_->get_host())))
       lost = std::move(carried->message);
     free_slot(carried);
   }
@@ -143,7 +189,7 @@ void Wire::ended(const void* activity, bool finished)
   const std::size_t queued = lane.arrived_.size();
   while (first != nullptr && first->arrived) {
     CarriedMessage* next = first->next_from_source;
-    lane.arrived_.push_back(std::move(first->message));
+    lane.arrived_.push_back({std::move(first->message), first->mailbox});
     free_slot(first);
     first = next;
   }
@@ -174,6 +220,41 @@ void Wire::actor_ended(aid_t pid)
     comm->cancel();
 }
 
+bool Wire::route_is_on(const s4u::Host* from, const s4u::Host* to)
+{
+  std::vector<s4u::Link*> route;
+  double latency = 0;
+  from->route_to(to, route, &latency);
+  return std::all_of(route.begin(), route.end(), [](const s4u::Link* link) { return link->is_on(); });
+}
+
+bool Wire::through_mailbox(const s4u::Host* from, const s4u::Host* to, const RxLane& lane,
+                           bool links_may_fail) const
+{
+  // A mailbox communication goes from its sender's host to its receiver's:
+  // from an actor on `from` (not maestro) to an engine on `to`.
+  return mailboxes_beyond_ >= 0 && on_the_wire_.size() >= static_cast<std::size_t>(mailboxes_beyond_) &&
+         not links_may_fail && lane.engine_ != nullptr && lane.engine_->get_host() == to &&
+         not s4u::Actor::is_maestro() && s4u::this_actor::get_host() == from;
+}
+
+void Wire::end_sent_through_mailboxes()
+{
+  if (sent_through_mailboxes_.empty() || s4u::Actor::is_maestro())
+    return;
+  auto found = sent_through_mailboxes_.find(s4u::this_actor::get_pid());
+  if (found == sent_through_mailboxes_.end())
+    return;
+  auto& mine = found->second;
+  while (not mine.empty() && mine.front().ended) {
+    try {
+      mine.front().comm->wait(); // off the sender's list of activities
+    } catch (const simgrid::Exception&) { // its route went off meanwhile
+    }
+    mine.pop_front();
+  }
+}
+
 CarriedMessage* Wire::take_slot()
 {
   if (free_.empty())
@@ -190,6 +271,9 @@ void Wire::free_slot(CarriedMessage* slot)
   slot->lost = nullptr;
   slot->lane = nullptr;
   slot->next_from_source = nullptr;
+  slot->mailbox = nullptr;
+  slot->sent = nullptr;
+  slot->from = nullptr;
   free_.push_back(slot);
 }
 

@@ -19,10 +19,21 @@
 // network model, in maestro, at the end's date and before any actor runs at
 // that date), queues the message at its lane, and wakes the lane's engine if
 // it waits. An engine that has messages queued takes the next one without a
-// simcall. (Host-to-host communications are in SimGrid 3.32's list of
-// detached ones, which it walks when one ends: a message costs as many steps
-// as there are on their way. A mailbox communication kept by its sender
-// avoided that walk, but cost the receiver two simcalls per message.)
+// simcall.
+//
+// Two kinds of communications, one model. A host-to-host communication
+// costs one simcall, but SimGrid 3.32 keeps them all in one list of detached
+// activities and walks it each time one ends: a message costs as many steps
+// as there are messages on their way (some 8,000 in the put ring at 4,096
+// ranks). So beyond a number on their way (s4bxi/wire-mailboxes-beyond), a
+// message goes through a mailbox of its lane instead, one of a pool whose
+// permanent receiver is the lane's engine, so that it starts at once, along
+// the same route. That communication is listed by its sender only, which
+// ends it at its next message (a wait answered at once), and by its mailbox,
+// which holds nothing else, until the engine takes the message and receives
+// it (answered at once): three simcalls, against a walk of thousands. Both
+// kinds land at the same time, seen by the same signal. While a link may go
+// off, messages go host to host (a failed one would stay in its mailbox).
 //
 // A communication that fails (a link of its route goes off) hands its
 // message to the sender's handler of lost messages; the messages of that
@@ -35,7 +46,9 @@
 #include "message.hpp"
 
 #include <simgrid/forward.h>
+#include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include <cstddef>
@@ -52,6 +65,12 @@ using LostHandler = std::function<void(Message& lost, uint64_t bytes_on_wire)>;
 
 class RxLane;
 
+// A communication through a mailbox, until its sender has ended it.
+struct SentThroughMailbox {
+  simgrid::s4u::CommPtr comm;
+  bool ended = false; // SimGrid ended it: its sender's wait answers at once
+};
+
 // A message on its way, until it is queued at its lane.
 struct CarriedMessage {
   // Kept from its start to the reuse of the slot, to be cancelled when its
@@ -65,6 +84,11 @@ struct CarriedMessage {
   const LostHandler* lost = nullptr;
   bool arrived = false;
   CarriedMessage* next_from_source = nullptr; // sent after it, to the same lane
+  // Through this mailbox of its lane (else host to host), and its sender's
+  // record of it until the communication ends.
+  simgrid::s4u::Mailbox* mailbox = nullptr;
+  SentThroughMailbox* sent = nullptr;
+  const simgrid::s4u::Host* from = nullptr; // (through a mailbox)
 };
 
 // What one RX engine receives: the messages that arrived and that it has not
@@ -94,33 +118,47 @@ private:
     CarriedMessage* last = nullptr;
   };
   void wake_if_waiting();
+  // An idle mailbox of the pool (made when none is), its engine the
+  // permanent receiver.
+  simgrid::s4u::Mailbox* take_mailbox();
 
-  std::deque<MessagePtr> arrived_;
+  struct Arrived {
+    MessagePtr message;
+    simgrid::s4u::Mailbox* mailbox; // it came through (to be received), or none
+  };
+  std::deque<Arrived> arrived_;
   std::unordered_map<unsigned, FromSource> on_their_way_; // by source; none for a source with none on its way
   simgrid::s4u::SemaphorePtr wake_;
   bool waiting_ = false; // the engine blocks on wake_
   bool closed_ = false;  // its engine ended
+  simgrid::s4u::ActorPtr engine_; // Wire::serve
+  std::vector<simgrid::s4u::Mailbox*> idle_mailboxes_;
+  unsigned mailboxes_made_ = 0;
 };
 
 class Wire {
 public:
   // One wire at a time per process (it is the one SimGrid's signal reaches).
-  Wire();
+  // Beyond `mailboxes_beyond` messages on their way, a message goes through a
+  // mailbox of its lane; -1: never.
+  explicit Wire(long mailboxes_beyond);
   ~Wire();
   Wire(const Wire&) = delete;
   Wire& operator=(const Wire&) = delete;
 
   // Starts carrying `message` (`bytes_on_wire` bytes) from host `from` to
   // host `to`, for `lane`, whose source `source` is. `lost` outlives the
-  // message's way.
+  // message's way. `links_may_fail`: a link may go off meanwhile.
   void carry(MessagePtr message, uint64_t bytes_on_wire, simgrid::s4u::Host* from, simgrid::s4u::Host* to,
-             unsigned source, RxLane& lane, const LostHandler& lost);
+             unsigned source, RxLane& lane, const LostHandler& lost, bool links_may_fail);
 
   // The calling actor is the engine that handles what `lane` receives.
   void serve(RxLane& lane);
 
   // Messages not queued at their lane yet (for tests).
   [[nodiscard]] std::size_t on_their_way() const { return slots_.size() - free_.size(); }
+  // Messages that went through a mailbox so far (for tests).
+  [[nodiscard]] std::size_t through_mailboxes() const { return through_mailboxes_; }
 
 private:
   // A message's communication ended (`finished`), or failed.
@@ -129,6 +167,13 @@ private:
   void actor_ended(aid_t pid);
   CarriedMessage* take_slot();
   void free_slot(CarriedMessage* slot);
+  static bool route_is_on(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to);
+  // Whether this message goes through a mailbox of its lane.
+  bool through_mailbox(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, const RxLane& lane,
+                       bool links_may_fail) const;
+  // Ends the calling actor's oldest communications through mailboxes, up to
+  // the first that SimGrid has not ended yet.
+  void end_sent_through_mailboxes();
 
   // The messages on their way, in slots reused from one to the next.
   std::deque<CarriedMessage> slots_;
@@ -137,6 +182,12 @@ private:
   // runs (SimGrid frees an ended one, and its address may carry the next).
   std::unordered_map<const void*, CarriedMessage*> on_the_wire_;
   std::unordered_map<aid_t, RxLane*> engines_; // by actor id
+  const long mailboxes_beyond_;
+  // The communications through mailboxes each actor sent and has not ended,
+  // oldest first (a deque: their addresses stay while it grows and shrinks
+  // at its ends).
+  std::unordered_map<aid_t, std::deque<SentThroughMailbox>> sent_through_mailboxes_;
+  std::size_t through_mailboxes_ = 0;
 };
 
 } // namespace s4bxi::nic

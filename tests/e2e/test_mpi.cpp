@@ -392,6 +392,30 @@ TEST_F(Mpi, AnIdleRxEngineTakesTheFirstMessageToLand)
     }
 }
 
+// A message crosses the wire as a host-to-host SimGrid communication, or,
+// beyond s4bxi/wire-mailboxes-beyond on their way, through a mailbox of its
+// receiving engine (nic/wire.hpp): the same route and times. With every
+// message through a mailbox (0) and none (-1), a collectives job on the fat
+// tree, where messages from several sources meet at each NIC, gives the same
+// trace row for row (simultaneous rows may come in another order).
+TEST_F(Mpi, BothKindsOfWireCommunicationGiveTheSameTrace)
+{
+    const std::vector<std::string> job = {"-n", "16", "--platform", "fattree:2;2,4;1,2;1,1",
+                                          mpi_program("mpi_collectives")};
+    auto run_with = [&](const std::string &beyond) {
+        return run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/wire-mailboxes-beyond:" + beyond}, job);
+    };
+    const TracedRun through_mailboxes = run_with("0");
+    const TracedRun host_to_host = run_with("-1");
+    expect_same_simulated_end(through_mailboxes.result, host_to_host.result);
+    ASSERT_TRUE(through_mailboxes.report.has_value() && host_to_host.report.has_value());
+    const double messages = host_to_host.report->get("totals")->get("messages")->number;
+    EXPECT_GT(messages, 1000);
+    EXPECT_EQ(through_mailboxes.report->get("wire_through_mailboxes")->number, messages);
+    EXPECT_EQ(host_to_host.report->get("wire_through_mailboxes")->number, 0);
+    EXPECT_EQ(sorted_lines(through_mailboxes.events), sorted_lines(host_to_host.events));
+}
+
 // Open MPI's progress loop blocks after an empty poll: that poll's period
 // is slept within the block when nothing the block watches can change before
 // it starts (s4bxi/poll-period-in-block). The same simulated results, polls

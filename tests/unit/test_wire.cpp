@@ -2,9 +2,10 @@
 // gets its messages in the order they arrive across its sources, at the end
 // of their communications; a source's messages keep the order they were
 // sent in; a message whose link goes off goes to the sender's handler of
-// lost messages, and the source's later ones still arrive; once the lane's
-// engine has ended, what was on its way there is dropped, not lost, and does
-// not keep the simulated clock going.
+// lost messages, and the source's later ones still arrive; beyond a number
+// of messages on their way, messages go through mailboxes of the lane and
+// land all the same; once the lane's engine has ended, what was on its way
+// there is dropped, not lost, and does not keep the simulated clock going.
 // (One engine per process: one scenario.)
 #include "nic/wire.hpp"
 #include "scenario_engine.hpp"
@@ -16,6 +17,7 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -58,8 +60,14 @@ TEST(Wire, MessagesArriveInTheOrderTheyLandAndEachSourceKeepsItsOrder)
                   true);
   zone->seal();
 
-  Wire wire;
+  // Beyond 4 on their way, through mailboxes (5. below); never while a link
+  // may go off (3.).
+  constexpr long kMailboxesBeyond = 4;
+  constexpr int kBurst = 40;
+  Wire wire(kMailboxesBeyond);
   RxLane lane;
+  bool links_may_fail = false;
+  std::size_t most_on_their_way = 0;
   std::map<const Message*, std::string> names;
   std::vector<Landing> received;
   std::vector<Landing> lost;
@@ -69,7 +77,8 @@ TEST(Wire, MessagesArriveInTheOrderTheyLandAndEachSourceKeepsItsOrder)
   auto send = [&](const std::string& name, s4u::Host* from, unsigned source, uint64_t bytes) {
     MessagePtr message(new Message);
     names[message.get()] = name;
-    wire.carry(message, bytes, from, receiver, source, lane, on_lost);
+    wire.carry(message, bytes, from, receiver, source, lane, on_lost, links_may_fail);
+    most_on_their_way = std::max(most_on_their_way, wire.on_their_way());
   };
 
   s4u::Actor::create("rx", receiver, [&] {
@@ -85,9 +94,11 @@ TEST(Wire, MessagesArriveInTheOrderTheyLandAndEachSourceKeepsItsOrder)
     // 3. Lost: its link goes off while it is on its way. The one after it,
     // sent once the link is on again, arrives.
     s4u::this_actor::sleep_until(2.0);
+    links_may_fail = true;
     send("far lost", far, kFar, 100);
     s4u::this_actor::sleep_until(3.0);
     send("far after the loss", far, kFar, 100);
+    links_may_fail = false;
     // 4. Still on its way when the last actor that is not a daemon ends:
     // SimGrid kills the engine, and the message is dropped.
     s4u::this_actor::sleep_until(4.0);
@@ -102,6 +113,22 @@ TEST(Wire, MessagesArriveInTheOrderTheyLandAndEachSourceKeepsItsOrder)
     send("near large", near, kNear, 1'000'000);
     s4u::this_actor::sleep_for(1e-6);
     send("near small", near, kNear, 100);
+    // 5. A burst, one message every 10 us, some 10 on their way at once:
+    // those sent beyond 4 go through the lane's mailboxes, each lands at its
+    // own time all the same, in order. (The engine takes each, and frees its
+    // mailbox, before the burst ends: the pool is reused.)
+    s4u::this_actor::sleep_until(3.5);
+    for (int i = 0; i < kBurst; ++i) {
+      send("burst " + std::to_string(i), near, kNear, 100);
+      s4u::this_actor::sleep_for(1e-5);
+    }
+    // 6. Six sent at once, then their sender ends: the four host-to-host
+    // ones go on and are received; the two beyond 4, through mailboxes, are
+    // the sender's, cancelled by SimGrid when it ends, and dropped: neither
+    // received nor lost. (The NIC's engines end with the job.)
+    s4u::this_actor::sleep_until(3.9);
+    for (int i = 0; i < 6; ++i)
+      send("near at the end " + std::to_string(i), near, kNear, 100);
   });
   s4u::Actor::create("outage", far, [&] {
     s4u::this_actor::sleep_until(2.0 + kFarLatency / 2);
@@ -111,7 +138,7 @@ TEST(Wire, MessagesArriveInTheOrderTheyLandAndEachSourceKeepsItsOrder)
   });
   scenario.run();
 
-  ASSERT_EQ(received.size(), 5U);
+  ASSERT_EQ(received.size(), 5U + kBurst + 4);
   // 1. Each at the end of its communication: latency, then its bytes.
   EXPECT_EQ(received[0].name, "near second");
   EXPECT_NEAR(received[0].at, 1e-5 + kNearLatency + 100 / kBandwidth, 1e-12);
@@ -129,6 +156,19 @@ TEST(Wire, MessagesArriveInTheOrderTheyLandAndEachSourceKeepsItsOrder)
   EXPECT_NEAR(lost[0].at, 2.0 + kFarLatency / 2, 1e-12);
   EXPECT_EQ(received[4].name, "far after the loss");
   EXPECT_NEAR(received[4].at, 3.0 + kFarLatency + 100 / kBandwidth, 1e-12);
+  // 5. Through mailboxes beyond 4 on their way, landed as host to host.
+  EXPECT_GT(most_on_their_way, static_cast<std::size_t>(kMailboxesBeyond));
+  EXPECT_GT(wire.through_mailboxes(), 0U);
+  for (int i = 0; i < kBurst; ++i) {
+    EXPECT_EQ(received[5 + i].name, "burst " + std::to_string(i));
+    EXPECT_NEAR(received[5 + i].at, 3.5 + i * 1e-5 + kNearLatency + 100 / kBandwidth, 1e-12) << i;
+  }
+  // 6. (Four sharing the link: each takes four times its bytes.)
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(received[5 + kBurst + i].name, "near at the end " + std::to_string(i));
+    EXPECT_NEAR(received[5 + kBurst + i].at, 3.9 + kNearLatency + 4 * 100 / kBandwidth, 1e-12) << i;
+  }
+  EXPECT_EQ(lost.size(), 1U);
   // 4. Dropped with its engine: neither received nor lost, and the
   // simulation ended with the last actor.
   EXPECT_EQ(s4u::Engine::get_clock(), 4.0);
