@@ -40,7 +40,9 @@
 // source behind it go on. When an RX engine ends (SimGrid kills the NIC's
 // engines once the last rank has ended), the messages still on their way to
 // it are dropped: nothing would handle them, and their communications would
-// keep the simulated clock going after the job.
+// keep the simulated clock going after the job. So is a message through a
+// mailbox whose sender ends while it is on its way (SimGrid cancels it then;
+// the NIC's engines end with the job), its route whole.
 #pragma once
 
 #include "message.hpp"
