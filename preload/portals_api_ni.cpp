@@ -172,8 +172,13 @@ S4BXI_EXPORT int PtlSetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, const
   args.count = map_size;
   args.address = abi::address_of(mapping);
   args.entry_size = sizeof(ptl_process_t);
+  // (Unknown meanwhile: another thread's Put goes to the server.)
+  queued_puts::forget_map(args.ni);
   ipc::Reply reply;
-  return api::forward(request, reply);
+  const int status = api::forward(request, reply);
+  if (status == PTL_OK)
+    queued_puts::note_map(args.ni, args.count, args.address, args.entry_size);
+  return status;
 }
 
 S4BXI_EXPORT int PtlGetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, ptl_process_t* mapping,

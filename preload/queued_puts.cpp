@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <mutex>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -18,6 +19,12 @@ struct KnownNi {
   bool matching = false;
   uint64_t max_msg_size = 0;
   uint32_t max_pt_index = 0;
+  // A logical NI's map: the job's, which the server installs (entry r: the
+  // job's rank r, on a node that exists), one the program set with
+  // PtlSetMap (its NIDs in recorded_nids), or one too large to record.
+  bool logical = false;
+  enum class Map : uint8_t { Job, Recorded, Unknown } map = Map::Job;
+  uint32_t map_size = 0;
 };
 struct KnownMd {
   ipc::Handle handle = ipc::kHandleInvalid;
@@ -33,23 +40,58 @@ struct KnownMd {
 // these, Puts go to the server.
 constexpr unsigned kKnownNis = 4;
 constexpr unsigned kKnownMds = 16;
+// The NIDs of a map a program sets (SOS: one entry per PE); a larger one
+// sends the NI's Puts to the server. (Pages of it are touched only as far
+// as a map fills them.)
+constexpr unsigned kRecordedMapEntries = 16384;
 std::mutex tables_mutex; // (trivially destructible in libstdc++)
 KnownNi nis[kKnownNis];
 KnownMd mds[kKnownMds];
+uint32_t recorded_nids[kKnownNis][kRecordedMapEntries];
 
 bool enabled = false;
+uint32_t own_rank = 0;
+uint32_t job_size = 0;
 uint32_t own_nid = 0;
 uint32_t first_nid = 0;
 uint32_t node_count = 0;
 uint32_t limit_matching = 0;
 uint32_t limit_plain = 0;
 
-const KnownNi* find_ni(ipc::Handle handle)
+KnownNi* find_ni(ipc::Handle handle)
 {
-  for (const KnownNi& ni : nis)
+  for (KnownNi& ni : nis)
     if (ni.handle == handle)
       return &ni;
   return nullptr;
+}
+
+// Where a Put to `target` goes, as the server finds it (portals/api_data.cpp,
+// Api::prepare): the target's node exists, and whether it is this process's.
+struct Destination {
+  bool known = false; // the process can tell; else the server must
+  bool valid = false;
+  bool own_node = false;
+};
+Destination destination(const KnownNi& ni, uint32_t target)
+{
+  auto on_node = [](uint32_t nid) {
+    return Destination{true, nid >= first_nid && nid - first_nid < node_count, nid == own_nid};
+  };
+  if (not ni.logical)
+    return on_node(target);
+  if (target >= ni.map_size)
+    return {true, false, false};
+  switch (ni.map) {
+    case KnownNi::Map::Job:
+      // (Own node: a forecast comes only to a rank alone on its node.)
+      return {true, true, target == own_rank};
+    case KnownNi::Map::Recorded:
+      return on_node(recorded_nids[&ni - nis][target]);
+    case KnownNi::Map::Unknown:
+      break;
+  }
+  return {};
 }
 
 // The payload as the CPU would write it now; false where the program's
@@ -79,6 +121,8 @@ void forget_md_locked(ipc::Handle handle)
 void on_hello(const ipc::HelloResult& hello)
 {
   enabled = hello.queued_puts != 0;
+  own_rank = hello.rank;
+  job_size = hello.size;
   own_nid = hello.nid;
   first_nid = hello.first_nid;
   node_count = hello.node_count;
@@ -89,16 +133,54 @@ void on_hello(const ipc::HelloResult& hello)
 void note_ni(ipc::Handle handle, uint32_t options, const ipc::NILimits& actual)
 {
   std::lock_guard lock(tables_mutex);
-  // A logical NI's targets go through its map, which the program may set:
-  // its Puts go to the server.
-  if ((options & ipc::option::kNILogical) != 0 || actual.max_pt_index < 0 || find_ni(handle) != nullptr)
+  // (The same NI initialized again keeps its state, its map included.)
+  if (actual.max_pt_index < 0 || find_ni(handle) != nullptr)
     return;
+  const bool logical = (options & ipc::option::kNILogical) != 0;
   for (KnownNi& ni : nis)
     if (ni.handle == ipc::kHandleInvalid) {
       ni = {handle, (options & ipc::option::kNIMatching) != 0, actual.max_msg_size,
-            static_cast<uint32_t>(actual.max_pt_index)};
+            static_cast<uint32_t>(actual.max_pt_index), logical, KnownNi::Map::Job, logical ? job_size : 0};
       return;
     }
+}
+
+void forget_map(ipc::Handle handle)
+{
+  std::lock_guard lock(tables_mutex);
+  if (KnownNi* ni = find_ni(handle); ni != nullptr && ni->logical)
+    ni->map = KnownNi::Map::Unknown;
+}
+
+void note_map(ipc::Handle handle, uint64_t count, uint64_t address, size_t entry_size)
+{
+  std::lock_guard lock(tables_mutex);
+  KnownNi* ni = find_ni(handle);
+  if (ni == nullptr || not ni->logical)
+    return;
+  ni->map = KnownNi::Map::Unknown;
+  if (count > kRecordedMapEntries || entry_size < 8)
+    return;
+  // Each entry begins with its NID, as the server reads it (api_ni.cpp,
+  // Api::set_map); read as the server did, so that an array the program
+  // unmapped since cannot fault here.
+  uint32_t* nids = recorded_nids[ni - nis];
+  unsigned char chunk[4096];
+  const uint64_t per_chunk = sizeof chunk / entry_size;
+  for (uint64_t first = 0; first < count; first += per_chunk) {
+    const uint64_t entries = std::min(per_chunk, count - first);
+    iovec local{chunk, entries * entry_size};
+    iovec remote{reinterpret_cast<void*>(address + first * entry_size), entries * entry_size};
+    const int saved_errno = errno;
+    const ssize_t copied = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    errno = saved_errno;
+    if (copied != static_cast<ssize_t>(entries * entry_size))
+      return;
+    for (uint64_t i = 0; i < entries; ++i)
+      std::memcpy(&nids[first + i], chunk + i * entry_size, 4);
+  }
+  ni->map = KnownNi::Map::Recorded;
+  ni->map_size = static_cast<uint32_t>(count);
 }
 
 void forget_ni(ipc::Handle handle)
@@ -176,7 +258,7 @@ bool admit(ipc::PutArgs& args, std::span<unsigned char, ipc::kMaxQueuedPutPayloa
     return false;
   if (md->unreliable && args.ack_req != ipc::AckRequest::None)
     return false;
-  if (args.target.rank_or_nid < first_nid || args.target.rank_or_nid - first_nid >= node_count)
+  if (const Destination to = destination(*ni, args.target.rank_or_nid); not to.known || not to.valid)
     return false;
   // Only a payload the CPU writes into the command during the call.
   if (args.length > (ni->matching ? limit_matching : limit_plain) || args.length > payload.size())
@@ -191,7 +273,7 @@ Forecast forecast(const ipc::PutArgs& args, const ipc::PutForecast& told, int64_
 {
   using sim_clock::to_ns;
   Forecast forecast;
-  if (told.until <= 0 || start_ns + margin_ns >= to_ns(told.until) || args.target.rank_or_nid == own_nid)
+  if (told.until <= 0 || start_ns + margin_ns >= to_ns(told.until))
     return forecast;
   std::lock_guard lock(tables_mutex);
   const KnownMd* md = std::find_if(std::begin(mds), std::end(mds),
@@ -199,7 +281,9 @@ Forecast forecast(const ipc::PutArgs& args, const ipc::PutForecast& told, int64_
   if (md == std::end(mds))
     return forecast;
   const KnownNi* ni = find_ni(md->ni);
-  if (ni == nullptr || args.length > (ni->matching ? told.max_length_matching : told.max_length_plain) ||
+  if (ni == nullptr || not destination(*ni, args.target.rank_or_nid).known ||
+      destination(*ni, args.target.rank_or_nid).own_node ||
+      args.length > (ni->matching ? told.max_length_matching : told.max_length_plain) ||
       (md->options & ipc::option::kMDEventCtSend) != 0)
     return forecast;
   // What the command does not carry inline, the CPU writes by PIO first: a

@@ -10,10 +10,11 @@
 // time: the same simulated results, one round trip less.
 //
 // The process learns what it checks from its own calls: PtlNIInit (the limits
-// granted), PtlMDBind (the MD), PtlMDRelease and PtlNIFini (forgotten before
-// they are sent). Whatever it does not know goes to the server, which says
-// what is wrong: a logical NI (its map may be the program's), an I/O vector
-// MD, an MD bound before a release failed.
+// granted; a logical NI starts with the job's map), PtlSetMap (the map the
+// program set), PtlMDBind (the MD), PtlMDRelease and PtlNIFini (forgotten
+// before they are sent). Whatever it does not know goes to the server, which
+// says what is wrong: a map too large to record, an I/O vector MD, an MD
+// bound before a release failed.
 //
 // Its tables have a lock of their own: threads bind and release MDs outside
 // the channel mutex, under which admit() runs (rank_client.cpp).
@@ -30,6 +31,11 @@ void on_hello(const ipc::HelloResult& hello);
 
 // A PtlNIInit that succeeded.
 void note_ni(ipc::Handle ni, uint32_t options, const ipc::NILimits& actual);
+// Before a PtlSetMap: the NI's map is unknown until note_map.
+void forget_map(ipc::Handle ni);
+// A PtlSetMap that succeeded: `count` entries of `entry_size` bytes at
+// `address`, each beginning with its NID (a ptl_process_t).
+void note_map(ipc::Handle ni, uint64_t count, uint64_t address, size_t entry_size);
 // Before a PtlNIFini: its MDs are forgotten too.
 void forget_ni(ipc::Handle ni);
 // A PtlMDBind that succeeded.

@@ -20,10 +20,13 @@ protected:
     };
 
     // The job, with compute off (deterministic) and early answers on or off.
+    // (Without queued Puts: the process answers a small Put itself, on a
+    // physical NI or a logical one, before the server could answer it early.)
     Outcome run_with(bool early, const std::vector<std::string> &job)
     {
-        TracedRun traced = run_traced(
-            {"--cfg=s4bxi/compute:none", std::string("--cfg=s4bxi/early-put-answer:") + (early ? "yes" : "no")}, job);
+        TracedRun traced = run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/queued-puts:no",
+                                       std::string("--cfg=s4bxi/early-put-answer:") + (early ? "yes" : "no")},
+                                      job);
         Outcome outcome;
         outcome.result = traced.result;
         outcome.events = traced.events;

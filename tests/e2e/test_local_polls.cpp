@@ -124,7 +124,8 @@ INSTANTIATE_TEST_SUITE_P(Programs, LocalPollsOf,
                                            std::pair{2, "ack_kinds"}, std::pair{2, "flow_control"},
                                            std::pair{2, "arrival_during_append"}, std::pair{1, "local_poll_refusals"},
                                            std::pair{4, "atomic_contention"}, std::pair{4, "triggered_ops"},
-                                           std::pair{2, "queued_puts"}, std::pair{2, "queued_unlinks"}),
+                                           std::pair{2, "queued_puts"}, std::pair{2, "queued_puts_logical"},
+                                           std::pair{2, "queued_unlinks"}),
                          [](const auto &info) { return std::string(info.param.second); });
 
 // The polls a process answered count as Portals calls of the program, and
@@ -150,6 +151,24 @@ TEST_F(LocalPolls, QueuedPutsAreAnsweredInTheProcess)
     TracedRun queued = run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:no"},
                                   {"-n", "2", program("queued_puts")});
     expect_all_passed(queued.result, "queued_puts", 2);
+    ASSERT_TRUE(queued.report.has_value());
+    const json::Value *ranks = queued.report->get("per_rank");
+    ASSERT_TRUE(ranks != nullptr && ranks->is_array() && !ranks->array.empty()) << describe(queued.result);
+    const json::Value *sender = ranks->array[0].get("answered_in_process");
+    ASSERT_NE(sender, nullptr);
+    EXPECT_GE(sender->number, 5) << describe(queued.result);
+}
+
+// Small Puts on a logical NI too, while the process knows its map: the
+// job's, then the one the program sets (queued_puts_logical.c): the five valid
+// Puts of the sender, its barrier's Puts besides. The Puts the server
+// refuses (beyond the map, to a NID the platform does not have) are refused
+// all the same.
+TEST_F(LocalPolls, QueuedPutsOnALogicalNiAreAnsweredInTheProcess)
+{
+    TracedRun queued = run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:no"},
+                                  {"-n", "2", program("queued_puts_logical")});
+    expect_all_passed(queued.result, "queued_puts_logical", 2);
     ASSERT_TRUE(queued.report.has_value());
     const json::Value *ranks = queued.report->get("per_rank");
     ASSERT_TRUE(ranks != nullptr && ranks->is_array() && !ranks->array.empty()) << describe(queued.result);
