@@ -141,40 +141,29 @@ TEST_F(LocalPolls, ReportCountsThePollsAnsweredInTheProcess)
     EXPECT_LT(on.calls - on.answered_in_process, off.calls) << describe(on.result) << describe(off.result);
 }
 
-// Small Puts on a physical NI are queued by the process: with the polls
-// answered by the server, what the sender answers itself are those Puts.
-// Several wait queued at once, and a Put queued while the clock waits for
-// the end of the one before it (the server times it from the compute
-// between them): the four in a row and the last (before several could, 2).
+// Small Puts are queued by the process: with the polls answered by the
+// server, what the sender answers itself are those Puts. On a physical NI
+// (queued_puts.c), several wait queued at once, and a Put queued while the
+// clock waits for the end of the one before it (the server times it from the
+// compute between them): the four in a row and the last (before several
+// could, 2). On a logical NI (queued_puts_logical.c), while the process knows
+// its map, the job's then the one the program sets: its five valid Puts, its
+// barrier's besides. In both, the Puts the server refuses are refused all
+// the same.
 TEST_F(LocalPolls, QueuedPutsAreAnsweredInTheProcess)
 {
-    TracedRun queued = run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:no"},
-                                  {"-n", "2", program("queued_puts")});
-    expect_all_passed(queued.result, "queued_puts", 2);
-    ASSERT_TRUE(queued.report.has_value());
-    const json::Value *ranks = queued.report->get("per_rank");
-    ASSERT_TRUE(ranks != nullptr && ranks->is_array() && !ranks->array.empty()) << describe(queued.result);
-    const json::Value *sender = ranks->array[0].get("answered_in_process");
-    ASSERT_NE(sender, nullptr);
-    EXPECT_GE(sender->number, 5) << describe(queued.result);
-}
-
-// Small Puts on a logical NI too, while the process knows its map: the
-// job's, then the one the program sets (queued_puts_logical.c): the five valid
-// Puts of the sender, its barrier's Puts besides. The Puts the server
-// refuses (beyond the map, to a NID the platform does not have) are refused
-// all the same.
-TEST_F(LocalPolls, QueuedPutsOnALogicalNiAreAnsweredInTheProcess)
-{
-    TracedRun queued = run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:no"},
-                                  {"-n", "2", program("queued_puts_logical")});
-    expect_all_passed(queued.result, "queued_puts_logical", 2);
-    ASSERT_TRUE(queued.report.has_value());
-    const json::Value *ranks = queued.report->get("per_rank");
-    ASSERT_TRUE(ranks != nullptr && ranks->is_array() && !ranks->array.empty()) << describe(queued.result);
-    const json::Value *sender = ranks->array[0].get("answered_in_process");
-    ASSERT_NE(sender, nullptr);
-    EXPECT_GE(sender->number, 5) << describe(queued.result);
+    for (const char *name : {"queued_puts", "queued_puts_logical"}) {
+        SCOPED_TRACE(name);
+        TracedRun queued = run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/local-polls:no"},
+                                      {"-n", "2", program(name)});
+        expect_all_passed(queued.result, name, 2);
+        ASSERT_TRUE(queued.report.has_value());
+        const json::Value *ranks = queued.report->get("per_rank");
+        ASSERT_TRUE(ranks != nullptr && ranks->is_array() && !ranks->array.empty()) << describe(queued.result);
+        const json::Value *sender = ranks->array[0].get("answered_in_process");
+        ASSERT_NE(sender, nullptr);
+        EXPECT_GE(sender->number, 5) << describe(queued.result);
+    }
 }
 
 // Unlinks of entries the NIC never unlinks itself are queued by the process
