@@ -281,8 +281,10 @@ Forecast forecast(const ipc::PutArgs& args, const ipc::PutForecast& told, int64_
   if (md == std::end(mds))
     return forecast;
   const KnownNi* ni = find_ni(md->ni);
-  if (ni == nullptr || not destination(*ni, args.target.rank_or_nid).known ||
-      destination(*ni, args.target.rank_or_nid).own_node ||
+  if (ni == nullptr)
+    return forecast;
+  // (A target on its own node: the message crosses no wire.)
+  if (const Destination to = destination(*ni, args.target.rank_or_nid); not to.known || to.own_node ||
       args.length > (ni->matching ? told.max_length_matching : told.max_length_plain) ||
       (md->options & ipc::option::kMDEventCtSend) != 0)
     return forecast;
