@@ -73,6 +73,15 @@ inline std::vector<std::string> csv_fields(const std::string &line)
 // much earlier or later. Below that, two dates are one instant to it.
 inline constexpr double kSimGridPrecisionS = 1e-13;
 
+// The lines of a text in sorted order: ranks print in any order, and a
+// trace's simultaneous rows may come in another order.
+inline std::vector<std::string> sorted_lines(const std::string &text)
+{
+    auto ls = lines(text);
+    std::sort(ls.begin(), ls.end());
+    return ls;
+}
+
 // The first difference between two traces' events.csv, rows of kind `skipped`
 // left out, beyond `tolerance` seconds for the start and end times; empty
 // when none. Rows are paired in order of their other fields, then times.

@@ -51,14 +51,6 @@ protected:
         EXPECT_TRUE(r.report && r.report->is_object()) << describe(r.result);
         return r;
     }
-    // The lines of an output in sorted order (ranks print in any order).
-    static std::vector<std::string> sorted_lines(const std::string &text)
-    {
-        auto ls = lines(text);
-        std::sort(ls.begin(), ls.end());
-        return ls;
-    }
-
     // Exit status 0, the summary, every expected OK line (whole lines) on
     // stdout, and no FAIL line anywhere.
     void expect_ok(const RunResult &r, int nranks, const std::vector<std::string> &ok_lines)

@@ -309,6 +309,68 @@ TEST_F(Reliability, LinkDownDelaysCompletionByTheRetransmissionTimeout)
     EXPECT_LT(s->simulated_s, 1e-3) << describe(later);
 }
 
+// A link that the platform file's state profile turns off while messages
+// are on their way: they are lost, and E2E sends them again, whether they
+// crossed the wire as host-to-host communications or through mailboxes
+// (s4bxi/wire-mailboxes-beyond 0: every message until the link goes off, since
+// no message goes through a mailbox while links may fail). The same trace.
+TEST_F(Reliability, AStateProfileLosesTheMessagesOnTheirWayWhateverTheirCommunication)
+{
+    TempDir dir;
+    std::string xml = two_nodes_xml();
+    // node1's wire shared both ways (a split-duplex one cannot take a state
+    // profile: SplitDuplexLinkWithAStateProfileIsAUsageError), off from 30
+    // to 60 us (the profile's path is relative to the platform file's).
+    const std::vector<std::pair<std::string, std::string>> edits = {
+        {R"(<link id="node1_wire" bandwidth="12.5GBps" latency="500ns" sharing_policy="SPLITDUPLEX"/>)",
+         R"(<link id="node1_wire" bandwidth="12.5GBps" latency="500ns" state_file="node1_wire.state"/>)"},
+        {R"(<link_ctn id="node1_wire" direction="DOWN"/>)", R"(<link_ctn id="node1_wire"/>)"},
+        {R"(<link_ctn id="node1_wire" direction="UP"/>)", R"(<link_ctn id="node1_wire"/>)"}};
+    for (const auto &[from, to] : edits) {
+        const auto at = xml.find(from);
+        ASSERT_NE(at, std::string::npos) << "two-nodes.xml changed: " << from;
+        xml.replace(at, from.size(), to);
+    }
+    write_file(dir.file("shared-wire.xml"), xml);
+    write_file(dir.file("node1_wire.state"), "0.00003 0\n0.00006 1\n");
+    auto run_with = [&](const std::string &beyond) {
+        return run_traced({"-n", "2", "--platform", dir.file("shared-wire.xml"), "--cfg=s4bxi/compute:none",
+                           "--cfg=s4bxi/wire-mailboxes-beyond:" + beyond, kE2eLog},
+                          {std::string(E2E_BINARY_DIR) + "/bench/put_ring", "100", "8"});
+    };
+    const TracedRun through_mailboxes = run_with("0");
+    const TracedRun host_to_host = run_with("-1");
+    expect_same_simulated_end(through_mailboxes.result, host_to_host.result);
+    const auto c = counters(through_mailboxes.result);
+    EXPECT_GE(c.lost, 1) << describe(through_mailboxes.result);
+    EXPECT_GE(c.retransmissions, c.lost) << describe(through_mailboxes.result);
+    ASSERT_TRUE(through_mailboxes.report.has_value() && host_to_host.report.has_value());
+    EXPECT_GT(through_mailboxes.report->get("wire_through_mailboxes")->number, 0);
+    EXPECT_EQ(sorted_lines(through_mailboxes.events), sorted_lines(host_to_host.events));
+}
+
+// SimGrid 3.32 aborts when a split-duplex link's state profile changes its
+// state ("Unknown event!"): refused before, in one sentence, whether the
+// profile is the link's attribute or a <trace_connect>.
+TEST_F(Reliability, SplitDuplexLinkWithAStateProfileIsAUsageError)
+{
+    TempDir dir;
+    const std::string link = R"(<link id="node1_wire" bandwidth="12.5GBps" latency="500ns" sharing_policy="SPLITDUPLEX")";
+    for (const std::string &profile :
+         {std::string(R"( state_file="off.state"/>)"),
+          std::string("/>\n<trace id=\"off\" periodicity=\"1\">0.00003 0\n</trace>\n"
+                      "<trace_connect kind=\"STATE\" trace=\"off\" element=\"node1_wire\"/>")}) {
+        std::string xml = two_nodes_xml();
+        const auto at = xml.find(link + "/>");
+        ASSERT_NE(at, std::string::npos) << "two-nodes.xml changed";
+        xml.replace(at, link.size() + 2, link + profile);
+        write_file(dir.file("profile.xml"), xml);
+        write_file(dir.file("off.state"), "0.00003 0\n");
+        auto r = run_program({"--platform", dir.file("profile.xml")}, {program("rank_env")});
+        expect_usage_error(r, "split-duplex");
+    }
+}
+
 TEST_F(Reliability, QuickAcksSaveTheAckOnTheWire)
 {
     // Non-default values so that no part hides another (as test_model.cpp).
