@@ -262,7 +262,8 @@ struct World {
   // How far ahead the ranks may answer their polls (nic/landing_bounds.hpp).
   nic::LandingBounds landing;
   // A link may go off during the run (s4bxi/link-down, or a link seen going
-  // off): a message is lost at once if its route is off when it is sent.
+  // off): a message is lost at once if its route is off when it is sent, and
+  // none crosses the wire through a mailbox (nic/wire.hpp).
   bool links_may_fail = false;
   job::RankProcesses* processes = nullptr;
   job::LivelockWatch livelock; // told how every operation ended (portals/initiator.cpp)

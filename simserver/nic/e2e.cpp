@@ -13,15 +13,12 @@
 
 #include "../trace/recorder.hpp"
 
-#include <simgrid/Exception.hpp>
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Link.hpp>
 #include <xbt/log.h>
 
-#include <algorithm>
 
 XBT_LOG_EXTERNAL_CATEGORY(s4bxi_nic);
 XBT_LOG_NEW_SUBCATEGORY(s4bxi_e2e, s4bxi_nic, "End-to-end reliability of the NIC: BXI ACKs, retransmissions");
@@ -158,7 +155,7 @@ void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
         ->detach();
     return;
   }
-  if (world_.links_may_fail && not route_is_up(message->dst_nid)) {
+  if (world_.links_may_fail && not Wire::route_is_on(node_.nic, destination.node_.nic)) {
     // (SimGrid fails a communication whose route is off at once, without
     // telling the wire.)
     lost_on_the_way(*message, bytes_on_wire);
@@ -174,14 +171,6 @@ void Nic::lost_on_the_way(Message& lost, uint64_t bytes_on_wire)
   XBT_VERB("%s to node %u lost on a failed link", describe(lost).c_str(), lost.dst_nid);
   trace_lost(lost, bytes_on_wire, "lost on a failed link");
   world_.landing.ended(lost);
-}
-
-bool Nic::route_is_up(unsigned destination) const
-{
-  std::vector<s4u::Link*> route;
-  double latency = 0;
-  node_.nic->route_to(world_.nodes[destination].nic, route, &latency);
-  return std::all_of(route.begin(), route.end(), [](const s4u::Link* link) { return link->is_on(); });
 }
 
 void Nic::send_bxi_ack(const Message& message)

@@ -120,7 +120,6 @@ private:
   void send_on_wire(Message* message, uint64_t bytes_on_wire);
   // A message whose communication failed: a link of its route is off.
   void lost_on_the_way(Message& lost, uint64_t bytes_on_wire);
-  [[nodiscard]] bool route_is_up(unsigned destination) const;
   // Whether a request is new (false: a duplicate, answered again here).
   bool accept_request(const Message& request);
   // Whether a response is new and for the initiator (false: a BXI ACK, or a

@@ -162,6 +162,9 @@ public:
   // Messages that went through a mailbox so far (for tests).
   [[nodiscard]] std::size_t through_mailboxes() const { return through_mailboxes_; }
 
+  // Whether every link of the route from `from` to `to` is on.
+  static bool route_is_on(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to);
+
 private:
   // A message's communication ended (`finished`), or failed.
   void ended(const void* activity, bool finished);
@@ -169,7 +172,6 @@ private:
   void actor_ended(aid_t pid);
   CarriedMessage* take_slot();
   void free_slot(CarriedMessage* slot);
-  static bool route_is_on(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to);
   // Whether this message goes through a mailbox of its lane.
   bool through_mailbox(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, const RxLane& lane,
                        bool links_may_fail) const;

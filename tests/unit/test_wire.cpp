@@ -60,13 +60,11 @@ TEST(Wire, MessagesArriveInTheOrderTheyLandAndEachSourceKeepsItsOrder)
                   true);
   zone->seal();
 
-  // Beyond 4 on their way, through mailboxes (5. below); never while a link
-  // may go off (3.).
+  // Beyond 4 on their way, through mailboxes (5. and 6. below).
   constexpr long kMailboxesBeyond = 4;
   constexpr int kBurst = 40;
   Wire wire(kMailboxesBeyond);
   RxLane lane;
-  bool links_may_fail = false;
   std::size_t most_on_their_way = 0;
   std::map<const Message*, std::string> names;
   std::vector<Landing> received;
@@ -77,7 +75,7 @@ TEST(Wire, MessagesArriveInTheOrderTheyLandAndEachSourceKeepsItsOrder)
   auto send = [&](const std::string& name, s4u::Host* from, unsigned source, uint64_t bytes) {
     MessagePtr message(new Message);
     names[message.get()] = name;
-    wire.carry(message, bytes, from, receiver, source, lane, on_lost, links_may_fail);
+    wire.carry(message, bytes, from, receiver, source, lane, on_lost, /*links_may_fail=*/false);
     most_on_their_way = std::max(most_on_their_way, wire.on_their_way());
   };
 
@@ -94,11 +92,9 @@ TEST(Wire, MessagesArriveInTheOrderTheyLandAndEachSourceKeepsItsOrder)
     // 3. Lost: its link goes off while it is on its way. The one after it,
     // sent once the link is on again, arrives.
     s4u::this_actor::sleep_until(2.0);
-    links_may_fail = true;
     send("far lost", far, kFar, 100);
     s4u::this_actor::sleep_until(3.0);
     send("far after the loss", far, kFar, 100);
-    links_may_fail = false;
     // 4. Still on its way when the last actor that is not a daemon ends:
     // SimGrid kills the engine, and the message is dropped.
     s4u::this_actor::sleep_until(4.0);
