@@ -180,6 +180,12 @@ Option<bool> g_poll_period_in_block{
     "nothing the block watches can change before it starts (same simulated results, one scheduling round less "
     "per such poll)",
     true};
+Option<bool> g_replays_in_block{
+    "s4bxi/replays-in-block", nullptr,
+    "With s4bxi/poll-period-in-block: let the polls a process answered itself just before a poll that blocks be "
+    "slept within that block too, when nothing the block watches can change before it starts (same simulated "
+    "results, one scheduling round less per such call)",
+    true};
 Option<bool> g_queued_puts{"s4bxi/queued-puts", nullptr,
                            "Let the process answer a PtlPut itself when it can check its arguments and its payload "
                            "fits the command (inline or PIO, at most 64 bytes): the Put goes to the server with the "
@@ -370,6 +376,7 @@ bool run_ahead() { return g_run_ahead.get(); }
 bool local_polls() { return g_local_polls.get(); }
 bool horizon_from_traffic() { return g_horizon_from_traffic.get(); }
 bool poll_period_in_block() { return g_poll_period_in_block.get(); }
+bool replays_in_block() { return g_replays_in_block.get(); }
 bool queued_puts() { return g_queued_puts.get(); }
 bool put_forecasts() { return g_put_forecasts.get(); }
 bool queued_unlinks() { return g_queued_unlinks.get(); }

@@ -27,6 +27,7 @@ bool run_ahead();
 bool local_polls();
 bool horizon_from_traffic();
 bool poll_period_in_block();
+bool replays_in_block();
 bool queued_puts();
 bool put_forecasts();
 bool queued_unlinks();

@@ -44,6 +44,13 @@ std::optional<double> injected_compute_s(uint64_t cpu_ns)
   return seconds;
 }
 
+// A call that only polls event queues, at once: it may start at the rank's
+// own time when that is later than the clock (portals/api_polls.cpp).
+bool polls_at_rank_time(const ipc::Request& request)
+{
+  return request.op == ipc::Op::EQGet || (request.op == ipc::Op::EQPoll && request.args.poll.timeout_ms == 0);
+}
+
 // What a rank is blocked in, for deadlock reports: the call, and for the
 // waits, the object waited on.
 std::string describe_call(const ipc::Request& request)
@@ -399,6 +406,7 @@ void RankProxy::inject_compute(uint64_t compute_ns)
   const std::optional<double> burst = injected_compute_s(compute_ns);
   if (not burst)
     return;
+  portals::Api::settle(caller_); // compute starts at the rank's time
   double seconds = *burst;
   // What the simulation already went through while the rank computed
   // (s4bxi/run-ahead) is the start of this compute: only the rest is run.
@@ -420,6 +428,7 @@ void RankProxy::inject_compute(uint64_t compute_ns)
 
 void RankProxy::reply(ipc::Reply reply)
 {
+  portals::Api::settle(caller_); // the answer comes at the rank's time
   reply.now = s4u::Engine::get_clock();
   const bool main_lane = caller_.lane == nullptr;
   // (A thread's lane: the process answers nothing itself while it has lanes,
@@ -664,14 +673,18 @@ ipc::Reply RankProxy::serve(const ipc::Request& request, bool* answered_early)
   if (portals_call)
     rank.last_call = portals::Api::call_name(request.op);
   const bool traced = portals_call && trace::active != nullptr;
-  const double call_start = s4u::Engine::get_clock();
+  // Only a poll may start later than the clock, where the replays before it
+  // left the rank (portals/api_polls.cpp); anything else starts there.
+  if (not polls_at_rank_time(request))
+    portals::Api::settle(rank);
+  const double call_start = portals::Api::rank_time(rank);
   // A lane's call may overlap the rank's (or another lane's): recorded whole
   // at its end, not as the rank's open call.
   if (traced && rank.lane == nullptr)
     trace::active->begin_call({.kind = trace::Kind::Call,
                                .node = rank.node,
                                .rank = static_cast<int>(rank_),
-                               .start = s4u::Engine::get_clock(),
+                               .start = call_start,
                                .what = portals::Api::call_name(request.op)});
   // An operation that is only posted may be answered as soon as its
   // arguments are checked (s4bxi/early-put-answer, portals/api_data.cpp).
@@ -697,6 +710,7 @@ ipc::Reply RankProxy::serve(const ipc::Request& request, bool* answered_early)
                            " asked the server for more memory than it could allocate; the other ranks were "
                            "stopped");
   }
+  portals::Api::settle(rank); // (a poll that found an event at once)
   rank.answer_early = nullptr;
   rank.running_ahead = false;
   if (traced && trace::active != nullptr && rank.lane == nullptr)
@@ -964,7 +978,11 @@ void RankProxy::operator()()
     // same MPI call, or not, as the call itself, for want of finer word).
     rank.call_inside_library = (request.flags & ipc::kRequestInsideLibrary) != 0;
     run_queued_calls();
+    // Before a poll that may block, the polls the process answered itself
+    // may leave their sleep to that block (s4bxi/replays-in-block).
+    rank.may_defer = options::poll_period_in_block() && options::replays_in_block() && polls_at_rank_time(request);
     replay_local_polls(request.local_polls, request.local_polls.count);
+    rank.may_defer = false;
     steps_replayed_ = 0; // the process starts its steps again after this request
     inject_compute(request.compute_ns);
     if (ran_ahead_s_ > 1e-12) {

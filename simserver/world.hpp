@@ -176,6 +176,13 @@ struct RankPortals {
   // the call's end, the process runs ahead of it.
   std::function<void()> answer_early;
   bool running_ahead = false;
+  // The rank's own simulated time when it is later than the clock: the polls
+  // the process answered itself before a poll that may block were replayed
+  // without their sleep (s4bxi/replays-in-block, portals/api_polls.cpp), and
+  // the block, or Api::settle, sleeps to it. 0: none. `may_defer`: set by the
+  // proxy while only such polls and that poll are served.
+  double deferred_until = 0;
+  bool may_defer = false;
   // Set by the rank's proxy while it runs a PtlPut the process queued: its
   // forecast, if the process went on from one (nic/put_forecast.hpp; the
   // operation carries it to its SEND event), and the payload it captured.

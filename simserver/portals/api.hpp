@@ -46,6 +46,12 @@ public:
   // poll) that ends where theirs would have; the same checks and streak.
   const char* replay_empty_polls(RankPortals& rank, std::span<const ipc::LocalPollStep> steps,
                                  const ipc::LocalPolls& polls);
+  // The rank's simulated time: the clock, or later when the replays left a
+  // sleep to the block that follows them (RankPortals::deferred_until).
+  static double rank_time(const RankPortals& rank);
+  // Sleeps what the replays left to sleep, if anything: before anything
+  // but the poll that may block them is served, and before any answer.
+  static void settle(RankPortals& rank);
   // What the last replay that did not match saw (the event, when it landed),
   // for the sentence that ends the run.
   [[nodiscard]] const std::string& mismatch_detail() const { return mismatch_detail_; }
@@ -182,6 +188,9 @@ private:
   // wake for whichever changes first. Returns how the poll ended.
   enum class EmptyPoll { Charged, BlockedUntilChange, Released };
   EmptyPoll charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles);
+  // Whether the rank's time may stay ahead of the clock until `until`
+  // without a sleep: nothing that depends on that sleep happens before then.
+  [[nodiscard]] bool may_leave_unslept(const RankPortals& rank, double until) const;
   // Whether a poll's period may be slept within its block at all
   // (s4bxi/poll-period-in-block; charge_empty_poll tells when).
   [[nodiscard]] bool may_sleep_period_in_block() const;
@@ -209,7 +218,7 @@ private:
   PollStreak& streak_of(const RankPortals& rank);
   // Counts an empty poll of `handles` in the rank's poll streak, which
   // watches them from now on (preload/local_polls.cpp follows this count).
-  void count_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles);
+  void count_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles, double now);
   std::vector<PollStreak> poll_streaks_; // per rank
   AbortWatch abort_watch_;
   PollSentinel poll_sentinel_;

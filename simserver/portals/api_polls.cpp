@@ -70,10 +70,9 @@ bool Api::counter_changed_in_streak(RankPortals& rank, ipc::Handle handle)
   return false;
 }
 
-void Api::count_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles)
+void Api::count_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles, double now)
 {
   PollStreak& streak = streak_of(rank);
-  const double now = s4u::Engine::get_clock();
   bool grew = false;
   for (ipc::Handle handle : handles) {
     auto same = [&](const PollStreak::Watched& w) { return w.kind == kind && w.handle == handle; };
@@ -156,17 +155,26 @@ const char* Api::replay_empty_polls(RankPortals& rank, std::span<const ipc::Loca
     const size_t polled_count = begin_local_step(rank, step, polls, polled);
     if (polled_count == 0)
       return "a poll of no queue";
-    count_empty_poll(rank, HandleKind::EQ, std::span(polled, polled_count));
+    count_empty_poll(rank, HandleKind::EQ, std::span(polled, polled_count), rank_time(rank));
   }
   // One sleep to where the polls' own sleeps would have ended, each a poll
   // cost after the one before (the same additions, so the same time).
   const double cost = options::poll_cost_s();
-  const double start = s4u::Engine::get_clock();
+  const double start = rank_time(rank);
   double end = start;
   if (cost > 0) {
     for (size_t i = 0; i < steps.size(); ++i)
       end += cost;
-    s4bxi::sleep_until(end);
+    // Or none: the proxy serves only a poll after these, which may block
+    // (RankPortals::may_defer), and nothing can happen before they end that
+    // depends on this sleep (may_leave_unslept). The block sleeps it, or
+    // Api::settle does.
+    if (rank.may_defer && may_leave_unslept(rank, end)) {
+      rank.deferred_until = end;
+    } else {
+      s4bxi::sleep_until(end);
+      rank.deferred_until = 0;
+    }
   }
   // Each poll found nothing at its own end: no polled queue had an event
   // landed by then (a later landing was written after it, or lands later).
@@ -192,9 +200,12 @@ const char* Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& 
   const size_t polled_count = begin_local_step(rank, step, polls, polled);
   if (polled_count == 0)
     return "a poll of no queue";
+  // (A blocked poll sleeps what the replays before it left: charge_empty_poll.)
+  if (step.kind != ipc::LocalPollStep::FoundAfterBlock && step.kind != ipc::LocalPollStep::EmptyAfterBlock)
+    settle(rank);
   if (step.kind == ipc::LocalPollStep::Empty || step.kind == ipc::LocalPollStep::FoundAfterCost) {
     const double start = s4u::Engine::get_clock();
-    count_empty_poll(rank, HandleKind::EQ, std::span(polled, polled_count));
+    count_empty_poll(rank, HandleKind::EQ, std::span(polled, polled_count), start);
     // (The process answers no poll that would block here, but one at whose
     // end an event has landed: its block would have ended at once.)
     if (const double cost = options::poll_cost_s(); cost > 0)
@@ -263,10 +274,39 @@ bool Api::may_sleep_period_in_block() const
          abort_watch_.deadline_waiters() == 0 && world_.parked_ranks == 0;
 }
 
+double Api::rank_time(const RankPortals& rank)
+{
+  return std::max(s4u::Engine::get_clock(), rank.deferred_until);
+}
+
+void Api::settle(RankPortals& rank)
+{
+  const double until = rank.deferred_until;
+  rank.deferred_until = 0;
+  if (until > s4u::Engine::get_clock() && rank.process().alive)
+    s4bxi::sleep_until(until);
+}
+
+bool Api::may_leave_unslept(const RankPortals& rank, double until) const
+{
+  // The polls find the same whenever they are looked at (the checks look at
+  // their own ends) when the NIC writes nothing for the rank before they
+  // end; and the poll sentinel, which acts when nothing else is pending,
+  // cannot act before then either without this sleep: a message on the wire
+  // keeps the simulation busy.
+  const double clock = s4u::Engine::get_clock();
+  return world_.landing.earliest_write(rank.node, clock) > until && world_.landing.busy_until() > until;
+}
+
 Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles)
 {
-  const double now = s4u::Engine::get_clock();
-  count_empty_poll(rank, kind, handles);
+  // The poll starts at the rank's time, which the replays before it may
+  // have left ahead of the clock: then only the block sleeps to it, if
+  // nothing can happen meanwhile that depends on that sleep.
+  if (not may_leave_unslept(rank, rank_time(rank)))
+    settle(rank);
+  const double now = rank_time(rank);
+  count_empty_poll(rank, kind, handles, now);
   PollStreak& streak = streak_of(rank);
   const double cost = options::poll_cost_s();
   const int limit = options::poll_block_after();
@@ -350,19 +390,26 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
   //   sentinel cannot act before then either: it acts only when nothing at
   //   all is pending, and a message on the wire keeps the simulation busy
   //   until after the block's start.
+  // (From the clock, when the rank's time is ahead of it: nothing the block
+  // watches changes meanwhile.)
   bool within = false;
   if (cost > 0) {
     if (blocks() && may_sleep_period_in_block()) {
       watch();
+      const double clock = s4u::Engine::get_clock();
       within = end_on_its_way(changed()) ||
-               (world_.landing.earliest_write(rank.node, now) > start && world_.landing.busy_until() > start);
+               (world_.landing.earliest_write(rank.node, clock) > start && world_.landing.busy_until() > start);
     }
     if (not within) {
+      settle(rank);
       s4bxi::sleep_for(cost);
       start = s4u::Engine::get_clock();
     }
     charge_blocked(rank, trace::Kind::Poll, now, start, "empty poll");
   }
+  if (not within)
+    settle(rank);
+  rank.deferred_until = 0; // (within: the block sleeps to its start at least)
   if (not blocks())
     return EmptyPoll::Charged;
   if (not within)

@@ -98,24 +98,33 @@ TEST_P(LocalPollsOf, TheHorizonFromTrafficChangesNothingButTheRoundTrips)
 
 // The poll whose period ends in a block sleeps that period within the block
 // when nothing the block watches can change before it starts
-// (s4bxi/poll-period-in-block, portals/api_polls.cpp): the same simulated
-// results, polls included, with a scheduling round less per such poll. (A
-// date may differ within SimGrid's precision: without the time point at the
-// period's end, an action due a rounding error after it ends at its own date.)
+// (s4bxi/poll-period-in-block, portals/api_polls.cpp), and so do the polls
+// the process answered itself just before it (s4bxi/replays-in-block): the
+// same simulated results, polls included, with a scheduling round less per
+// such poll. (A date may differ within SimGrid's precision: without the time
+// point at the period's end, an action due a rounding error after it ends at
+// its own date.)
 TEST_P(LocalPollsOf, ThePeriodSleptInTheBlockChangesNothingButTheRounds)
 {
     const auto &[ranks, name] = GetParam();
-    auto run_period = [&](const std::string &in_block) {
-        return run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/poll-period-in-block:" + in_block},
+    auto run_period = [&](const std::string &in_block, const std::string &replays) {
+        return run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/poll-period-in-block:" + in_block,
+                           "--cfg=s4bxi/replays-in-block:" + replays},
                           {"-n", std::to_string(ranks), program(name)});
     };
-    const TracedRun in_block = run_period("yes");
-    const TracedRun alone = run_period("no");
-    expect_same_simulated_end(in_block.result, alone.result);
-    EXPECT_EQ(in_block.result.out, alone.result.out);
-    EXPECT_EQ(events_differ(in_block.events, alone.events, kSimGridPrecisionS), "");
-    ASSERT_TRUE(in_block.report.has_value() && alone.report.has_value());
-    EXPECT_LE(in_block.report->get("engine_rounds")->number, alone.report->get("engine_rounds")->number);
+    const TracedRun in_block = run_period("yes", "yes");
+    const TracedRun replays_slept = run_period("yes", "no");
+    const TracedRun alone = run_period("no", "no");
+    for (const TracedRun *other : {&replays_slept, &alone}) {
+        expect_same_simulated_end(in_block.result, other->result);
+        EXPECT_EQ(in_block.result.out, other->result.out);
+        EXPECT_EQ(events_differ(in_block.events, other->events, kSimGridPrecisionS), "");
+        ASSERT_TRUE(other->report.has_value());
+    }
+    ASSERT_TRUE(in_block.report.has_value());
+    auto rounds = [](const TracedRun &run) { return run.report->get("engine_rounds")->number; };
+    EXPECT_LE(rounds(in_block), rounds(replays_slept));
+    EXPECT_LE(rounds(replays_slept), rounds(alone));
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, LocalPollsOf,

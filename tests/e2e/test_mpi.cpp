@@ -412,38 +412,49 @@ TEST_F(Mpi, BothKindsOfWireCommunicationGiveTheSameTrace)
 
 // Open MPI's progress loop blocks after an empty poll: that poll's period
 // is slept within the block when nothing the block watches can change before
-// it starts (s4bxi/poll-period-in-block). The same simulated results, polls
-// included (within SimGrid's precision), with fewer scheduling rounds: in
-// the ping-pong, while it waits for its own SEND and for the answer; the
-// point-to-point program also polls while nothing else is pending, where
-// the poll sentinel decides.
+// it starts (s4bxi/poll-period-in-block), and so are the polls the process
+// answered itself just before it (s4bxi/replays-in-block). The same
+// simulated results, polls included (within SimGrid's precision), with fewer
+// scheduling rounds: in the ping-pong, while it waits for its own SEND and
+// for the answer; the point-to-point program also polls while nothing else
+// is pending, where the poll sentinel decides.
 TEST_F(Mpi, PollPeriodsSleptInBlocksChangeNothingButTheRounds)
 {
     for (const auto &[ranks, job] :
          {std::pair{2, std::vector<std::string>{std::string(E2E_BINARY_DIR) + "/bench/mpi_pingpong", "200", "8"}},
           std::pair{4, std::vector<std::string>{mpi_program("mpi_p2p_features")}},
           std::pair{8, std::vector<std::string>{mpi_program("mpi_collectives")}}}) {
-        auto run_period = [&](const std::string &in_block) {
+        auto run_period = [&](const std::string &in_block, const std::string &replays) {
             std::vector<std::string> args{"-n", std::to_string(ranks)};
             args.insert(args.end(), job.begin(), job.end());
-            return run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/poll-period-in-block:" + in_block}, args);
+            return run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/poll-period-in-block:" + in_block,
+                               "--cfg=s4bxi/replays-in-block:" + replays},
+                              args);
         };
-        const TracedRun in_block = run_period("yes");
-        const TracedRun alone = run_period("no");
-        expect_same_simulated_end(in_block.result, alone.result);
+        const TracedRun in_block = run_period("yes", "yes");
+        const TracedRun replays_slept = run_period("yes", "no");
+        const TracedRun alone = run_period("no", "no");
         // (The ping-pong also prints its wall time per message.)
         const std::regex wall(", wall .*");
-        EXPECT_EQ(sorted_lines(std::regex_replace(in_block.result.out, wall, "")),
-                  sorted_lines(std::regex_replace(alone.result.out, wall, "")))
-            << job[0];
-        EXPECT_EQ(events_differ(in_block.events, alone.events, kSimGridPrecisionS), "") << job[0];
-        ASSERT_TRUE(in_block.report.has_value() && alone.report.has_value());
-        const double fewer =
-            alone.report->get("engine_rounds")->number - in_block.report->get("engine_rounds")->number;
-        if (ranks == 2)
-            EXPECT_GE(fewer / 400, 2.5) << "rounds saved per message of the ping-pong";
-        else
-            EXPECT_GT(fewer, 0) << job[0];
+        for (const TracedRun *other : {&replays_slept, &alone}) {
+            expect_same_simulated_end(in_block.result, other->result);
+            EXPECT_EQ(sorted_lines(std::regex_replace(in_block.result.out, wall, "")),
+                      sorted_lines(std::regex_replace(other->result.out, wall, "")))
+                << job[0];
+            EXPECT_EQ(events_differ(in_block.events, other->events, kSimGridPrecisionS), "") << job[0];
+            ASSERT_TRUE(other->report.has_value());
+        }
+        ASSERT_TRUE(in_block.report.has_value());
+        auto rounds = [](const TracedRun &run) { return run.report->get("engine_rounds")->number; };
+        const double fewer_by_periods = rounds(alone) - rounds(replays_slept);
+        const double fewer_by_replays = rounds(replays_slept) - rounds(in_block);
+        if (ranks == 2) {
+            EXPECT_GE(fewer_by_periods / 400, 2.5) << "rounds saved per message of the ping-pong";
+            EXPECT_GE(fewer_by_replays / 400, 1.5) << "rounds saved per message of the ping-pong";
+        } else {
+            EXPECT_GT(fewer_by_periods, 0) << job[0];
+            EXPECT_GT(fewer_by_replays, 0) << job[0];
+        }
     }
 }
 
