@@ -212,9 +212,7 @@ const char* Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& 
       s4bxi::sleep_for(cost);
     charge_blocked(rank, trace::Kind::Poll, start, "empty poll answered by the process");
   }
-  auto none_ready = [&] {
-    return not landed_in_any(rank, std::span(polled, polled_count), s4u::Engine::get_clock());
-  };
+  auto none_ready = [&] { return not landed_in_any(rank, std::span(polled, polled_count), rank_time(rank)); };
   if (step.kind == ipc::LocalPollStep::Empty) {
     // The process found nothing at the end of the period: neither may the
     // server (an event landed meanwhile: the process misjudged its horizon).
@@ -242,7 +240,7 @@ const char* Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& 
   if (step.taken >= queues || ((step.polled >> step.taken) & 1U) == 0)
     return "an event taken from a queue it did not poll";
   EventQueue* queue = find_object(rank, polls.queues[step.taken], HandleKind::EQ, &NetworkInterface::eqs);
-  if (queue == nullptr || not eq_readiness(queue).ready || queue->dropped)
+  if (queue == nullptr || not eq_readiness(queue, rank_time(rank)).ready || queue->dropped)
     return "an event taken before it landed";
   XBT_VERB("rank %u: event %d taken by the process%s", rank.rank, static_cast<int>(queue->events.front().event.type),
            step.kind == ipc::LocalPollStep::FoundAfterBlock ? " (after a blocked poll)" : "");
@@ -417,7 +415,22 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
 
   bool released = false;
   PollPeriods periods{.start = start, .period = cost};
-  if (end_on_its_way(changed())) {
+  if (const Readiness on_its_way = changed(); end_on_its_way(on_its_way)) {
+    // A block the process replayed (it saw its end in its mirror) among the
+    // polls before one that may block: its end is known, and it may be left
+    // unslept too (replay_empty_polls), to where block_until would sleep.
+    if (rank.may_defer && within) {
+      const double end = on_its_way.ready ? start
+                                          : on_its_way.next_landing +
+                                                rest_of_poll_period(start, on_its_way.next_landing, cost);
+      if (may_leave_unslept(rank, end)) {
+        rank.deferred_until = end;
+        poll_sentinel_.progress();
+        charge_blocked(rank, trace::Kind::Poll, start, end, "polling (blocked until a polled object changes)");
+        streak.count = 0;
+        return EmptyPoll::BlockedUntilChange;
+      }
+    }
     block_until(rank, kForever, changed, &periods);
     poll_sentinel_.progress();
   } else {
