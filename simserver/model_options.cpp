@@ -186,6 +186,12 @@ Option<bool> g_replays_in_block{
     "slept within that block too, when nothing the block watches can change before it starts (same simulated "
     "results, one scheduling round less per such call)",
     true};
+Option<bool> g_lone_commands{
+    "s4bxi/lone-commands", nullptr,
+    "Let a command that a rank writes over PCIe while nothing else can use the CPU-to-NIC side of its node's link "
+    "be a sleep of its exact length instead of a communication of the network model (same simulated results, one "
+    "scheduling round less per command)",
+    true};
 Option<bool> g_queued_puts{"s4bxi/queued-puts", nullptr,
                            "Let the process answer a PtlPut itself when it can check its arguments and its payload "
                            "fits the command (inline or PIO, at most 64 bytes): the Put goes to the server with the "
@@ -377,6 +383,7 @@ bool local_polls() { return g_local_polls.get(); }
 bool horizon_from_traffic() { return g_horizon_from_traffic.get(); }
 bool poll_period_in_block() { return g_poll_period_in_block.get(); }
 bool replays_in_block() { return g_replays_in_block.get(); }
+bool lone_commands() { return g_lone_commands.get(); }
 bool queued_puts() { return g_queued_puts.get(); }
 bool put_forecasts() { return g_put_forecasts.get(); }
 bool queued_unlinks() { return g_queued_unlinks.get(); }

@@ -28,6 +28,7 @@ bool local_polls();
 bool horizon_from_traffic();
 bool poll_period_in_block();
 bool replays_in_block();
+bool lone_commands();
 bool queued_puts();
 bool put_forecasts();
 bool queued_unlinks();

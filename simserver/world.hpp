@@ -301,6 +301,10 @@ struct World {
   // slowed a command write beyond the fastest way of a message sent meanwhile
   // (nic/memory_work.cpp).
   uint64_t early_answer_overlaps = 0;
+  // Commands written over PCIe as sleeps (s4bxi/lone-commands, nic/lone_writes.cpp),
+  // and the other CPU-to-NIC writes that began during one (expected 0).
+  uint64_t lone_commands = 0;
+  uint64_t lone_command_overlaps = 0;
   // Ranks whose main thread has an answer that its proxy has not yet
   // started waiting on the next call after (RankStatistics::side_by_side).
   unsigned answers_out = 0;

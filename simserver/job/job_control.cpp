@@ -253,6 +253,10 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
   // event, and those that did not go as forecast (expected none).
   out << "  \"put_forecasts\": {\"used\": " << world_.put_forecasts << ", \"missed\": " << world_.put_forecast_misses
       << "},\n";
+  // Commands written over PCIe alone, as sleeps (s4bxi/lone-commands), and
+  // the other writes that began during one (expected none).
+  out << "  \"lone_commands\": {\"written\": " << world_.lone_commands
+      << ", \"overlapped\": " << world_.lone_command_overlaps << "},\n";
   out << "  \"memory\": {\"server_max_rss_kb\": " << server_usage.ru_maxrss
       << ", \"rank_max_rss_kb\": " << rank_rss_max
       << ", \"rank_mean_max_rss_kb\": " << (ranks_measured > 0 ? rank_rss_sum / static_cast<double>(ranks_measured) : 0)

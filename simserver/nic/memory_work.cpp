@@ -45,6 +45,7 @@ void judge_early_answers(World& world)
     nic->pcie_narrowest_Bps_ = std::numeric_limits<double>::infinity();
     for (const auto* link : links)
       nic->pcie_narrowest_Bps_ = std::min(nic->pcie_narrowest_Bps_, link->get_bandwidth());
+    nic->lone_writes_exact_ = lone_writes_exact(links, nic->pcie_latency_s_, nic->pcie_narrowest_Bps_);
     nic->command_write_s_ = fastest_write_s(nic->pcie_latency_s_, nic->pcie_narrowest_Bps_, header);
     earliest_command = std::min(earliest_command, nic->command_write_s_ + nic->params_.tx_delay_s);
   }

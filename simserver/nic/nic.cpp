@@ -95,14 +95,16 @@ void Nic::submit(std::unique_ptr<Message> message, uint64_t pio_bytes)
 {
   take_memory_work(*message);
   if (params_.model_pci_commands) {
+    const bool alone = writes_alone(*message, pio_bytes); // (lone_writes.cpp)
     if (pio_bytes > 0) { // PIO: payload to the NIC's scratch memory, fence, then the command
       const double start = s4u::Engine::get_clock();
-      s4u::Comm::sendto(node_.cpu, node_.nic, pio_bytes);
+      write_over_pcie(alone, pio_bytes);
       account_pcie(statistics_, node_.nid, trace::Kind::PciePio, rank_of(*message), pio_bytes, start,
                    s4u::Engine::get_clock());
     }
     const double start = s4u::Engine::get_clock();
-    s4u::Comm::sendto(node_.cpu, node_.nic, static_cast<uint64_t>(options::header_bytes()));
+    write_over_pcie(alone, static_cast<uint64_t>(options::header_bytes()));
+    lone_until_ = 0; // (the command is in: another write may begin)
     account_pcie(statistics_, node_.nid, trace::Kind::PcieCommand, rank_of(*message),
                  static_cast<uint64_t>(options::header_bytes()), start, s4u::Engine::get_clock());
   }
@@ -125,7 +127,7 @@ void Nic::write_command()
 {
   if (params_.model_pci_commands) {
     const double start = s4u::Engine::get_clock();
-    s4u::Comm::sendto(node_.cpu, node_.nic, static_cast<uint64_t>(options::header_bytes()));
+    write_over_pcie(false, static_cast<uint64_t>(options::header_bytes()));
     account_pcie(statistics_, node_.nid, trace::Kind::PcieCommand, -1, static_cast<uint64_t>(options::header_bytes()),
                  start, s4u::Engine::get_clock());
   }
@@ -183,6 +185,7 @@ void Nic::transmit(Message* message)
     // wire transfer is pipelined with it but cannot start before the first
     // PCIe packet has arrived (thesis 4.3.3).
     s4bxi::sleep_for(params_.pci_latency_s);
+    note_lone_overlap();
     dma_read = dma_reads_.insert(dma_reads_.end(), s4u::Comm::sendto_async(node_.cpu, node_.nic, length));
     const double first_packet = static_cast<double>(std::min<uint64_t>(length, kPciePacketBytes));
     s4bxi::sleep_for(params_.pci_latency_s + first_packet / params_.pci_transfer_cap_Bps);

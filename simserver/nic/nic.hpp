@@ -68,6 +68,11 @@ public:
 
   [[nodiscard]] const NicStatistics& statistics() const { return statistics_; }
 
+  // Whether a command (after `pio_bytes` of PIO payload) that the rank of
+  // `message` writes now is alone on the CPU-to-NIC side of the node's PCIe
+  // link until it ends (lone_writes.cpp); then each of its writes is a sleep
+  // of its exact length instead of a communication (write_over_pcie).
+  [[nodiscard]] bool writes_alone(const Message& message, uint64_t pio_bytes);
   // The early answer (memory_work.hpp) is exact for a command (with
   // `pio_bytes` of payload written before it) when a message sent during
   // their PCIe writes cannot land here before the writes end (bounds set once
@@ -108,6 +113,12 @@ private:
   // the one its reply lands in at its end (portals/initiator.cpp).
   void release_put_buffer(InitiatorOp& op);
   void release_buffers(InitiatorOp& op);
+  // A CPU-to-NIC write of `bytes` over PCIe, alone on its way or not.
+  void write_over_pcie(bool alone, uint64_t bytes);
+  // Another CPU-to-NIC write begins now: counted and said if a command is
+  // being written alone meanwhile (lone_writes.cpp).
+  void note_lone_overlap();
+  [[nodiscard]] double lone_write_end(double start, uint64_t bytes) const;
   // Tells the livelock watch how the operation ended.
   void note_outcome(const InitiatorOp& op, const Message& answer);
 
@@ -190,11 +201,19 @@ private:
   // lone PCIe write last exactly its latency and bytes at its bandwidth, and
   // the least RX and TX delays of any node (a Put's target and its ACK).
   bool forecasts_exact_ = false;
+  // Whether the network model makes a PCIe write alone on its route last
+  // exactly its latency plus its bytes at the route's narrowest bandwidth
+  // (lone_writes.cpp), set with the route (memory_work.cpp).
+  bool lone_writes_exact_ = false;
+  double lone_until_ = 0; // the end of the latest command written alone
   double least_rx_s_ = 0;
   double least_tx_s_ = 0;
 };
 
 void judge_early_answers(World& world);
+// Whether SimGrid's network model makes a PCIe write alone on `route` last
+// exactly `latency_s` plus its bytes at `narrowest_Bps` (lone_writes.cpp).
+bool lone_writes_exact(const std::vector<simgrid::s4u::Link*>& route, double latency_s, double narrowest_Bps);
 // Sets up Nic::forecast_put, after judge_early_answers.
 void configure_put_forecasts(World& world);
 // Sets World::landing up from the NICs' delays, the ranks' placement and the

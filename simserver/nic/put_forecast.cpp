@@ -21,48 +21,11 @@
 
 #include "../model_options.hpp"
 
-#include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Link.hpp>
-#include <xbt/config.hpp>
-
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <string>
-#include <vector>
 
 namespace s4bxi::nic {
-
-namespace {
-
-// Whether a PCIe write alone on its route lasts exactly its latency plus its
-// bytes at the route's narrowest bandwidth (memory_work.cpp, fastest_write_s):
-// SimGrid's CM02 model with unit factors, no TCP window narrower than the
-// route (network/TCP-gamma 0 is none), and every shared link of the route
-// wide enough that the crosstraffic of writes the other way (5% of their
-// rate, at most the link's bandwidth in all, network/crosstraffic) leaves
-// it the narrowest bandwidth.
-bool model_without_factors()
-{
-  return simgrid::config::get_value<std::string>("network/model") == "CM02" &&
-         simgrid::config::get_value<double>("network/latency-factor") == 1.0 &&
-         simgrid::config::get_value<double>("network/bandwidth-factor") == 1.0;
-}
-
-bool lone_writes_exact(const std::vector<simgrid::s4u::Link*>& route, double latency_s, double narrowest_Bps)
-{
-  const double gamma = simgrid::config::get_value<double>("network/TCP-gamma");
-  if (gamma > 0 && latency_s > 0 && gamma / (2.0 * latency_s) < narrowest_Bps)
-    return false;
-  const double crosstraffic = simgrid::config::get_value<bool>("network/crosstraffic") ? 0.05 : 0.0;
-  for (const auto* link : route)
-    if (link->get_sharing_policy() != simgrid::s4u::Link::SharingPolicy::FATPIPE &&
-        link->get_bandwidth() * (1.0 - crosstraffic) < narrowest_Bps)
-      return false;
-  return true;
-}
-
-} // namespace
 
 void configure_put_forecasts(World& world)
 {
@@ -72,16 +35,11 @@ void configure_put_forecasts(World& world)
     least_rx = std::min(least_rx, nic->params_.rx_delay_s);
     least_tx = std::min(least_tx, nic->params_.tx_delay_s);
   }
-  const bool on = options::put_forecasts() && options::queued_puts() && options::local_polls() &&
-                  model_without_factors();
+  const bool on = options::put_forecasts() && options::queued_puts() && options::local_polls();
   for (const auto& nic : world.nics) {
     nic->least_rx_s_ = least_rx;
     nic->least_tx_s_ = least_tx;
-    std::vector<simgrid::s4u::Link*> route;
-    if (on && not nic->params_.quick_acks)
-      nic->node_.cpu->route_to(nic->node_.nic, route, nullptr);
-    nic->forecasts_exact_ = on && not nic->params_.quick_acks &&
-                            lone_writes_exact(route, nic->pcie_latency_s_, nic->pcie_narrowest_Bps_);
+    nic->forecasts_exact_ = on && not nic->params_.quick_acks && nic->lone_writes_exact_;
   }
 }
 

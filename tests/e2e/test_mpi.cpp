@@ -458,6 +458,53 @@ TEST_F(Mpi, PollPeriodsSleptInBlocksChangeNothingButTheRounds)
     }
 }
 
+// A command a rank writes over PCIe while nothing else can use the
+// CPU-to-NIC side of its node's link until it ends is a sleep of its exact
+// length instead of a communication (s4bxi/lone-commands,
+// nic/lone_writes.cpp): the same simulated results (within SimGrid's
+// precision: a DMA write the other way on the link they share updates the
+// communication's rest a rounding error differently), a scheduling round
+// less per such command (the end of its latency). In the 2-rank ping-pong,
+// every Put; on a fat tree with one rank per node, the collectives' too; and
+// in the Portals ring, every Put.
+TEST_F(Mpi, LoneCommandsChangeNothingButTheRounds)
+{
+    for (const auto &[platform, job] :
+         {std::pair{std::string("default"),
+                    std::vector<std::string>{"-n", "2", std::string(E2E_BINARY_DIR) + "/bench/mpi_pingpong", "200", "8"}},
+          std::pair{std::string(kFatTree16), std::vector<std::string>{"-n", "16", mpi_program("mpi_collectives")}},
+          std::pair{std::string("default"),
+                    std::vector<std::string>{"-n", "2", std::string(E2E_BINARY_DIR) + "/bench/put_ring", "200", "8"}}}) {
+        auto run_lone = [&](const std::string &lone) {
+            std::vector<std::string> options{"--cfg=s4bxi/compute:none", "--cfg=s4bxi/lone-commands:" + lone};
+            if (platform != "default")
+                options.insert(options.end(), {"--platform", platform});
+            return run_traced(options, job);
+        };
+        const TracedRun lone = run_lone("yes");
+        const TracedRun written = run_lone("no");
+        const std::string &program = job[2];
+        expect_same_simulated_end(lone.result, written.result);
+        const std::regex wall(", wall .*");
+        EXPECT_EQ(sorted_lines(std::regex_replace(lone.result.out, wall, "")),
+                  sorted_lines(std::regex_replace(written.result.out, wall, "")))
+            << program;
+        EXPECT_EQ(events_differ(lone.events, written.events, kSimGridPrecisionS), "") << program;
+        ASSERT_TRUE(lone.report.has_value() && written.report.has_value());
+        auto count = [](const TracedRun &run, const char *what) {
+            return run.report->get("lone_commands")->get(what)->number;
+        };
+        const double commands = count(lone, "written");
+        EXPECT_GT(commands, 100) << program;
+        EXPECT_EQ(count(written, "written"), 0) << program;
+        EXPECT_EQ(count(lone, "overlapped"), 0) << program;
+        const double fewer =
+            written.report->get("engine_rounds")->number - lone.report->get("engine_rounds")->number;
+        // (The ring's two ranks write theirs at the same times: one round for both.)
+        EXPECT_GE(fewer, 0.5 * commands) << program << ": rounds saved per command written alone";
+    }
+}
+
 // The horizon from the messages on their way (s4bxi/horizon-from-traffic):
 // a rank answers its polls up to the earliest time its NIC can write an
 // event, not only a PCIe write after its last answer. Open MPI's ping-pong and
