@@ -406,7 +406,7 @@ void RankProxy::inject_compute(uint64_t compute_ns)
   const std::optional<double> burst = injected_compute_s(compute_ns);
   if (not burst)
     return;
-  portals::Api::settle(caller_); // compute starts at the rank's time
+  caller_.settle(); // compute starts at the rank's time
   double seconds = *burst;
   // What the simulation already went through while the rank computed
   // (s4bxi/run-ahead) is the start of this compute: only the rest is run.
@@ -428,7 +428,7 @@ void RankProxy::inject_compute(uint64_t compute_ns)
 
 void RankProxy::reply(ipc::Reply reply)
 {
-  portals::Api::settle(caller_); // the answer comes at the rank's time
+  caller_.settle(); // the answer comes at the rank's time
   reply.now = s4u::Engine::get_clock();
   const bool main_lane = caller_.lane == nullptr;
   // (A thread's lane: the process answers nothing itself while it has lanes,
@@ -627,10 +627,15 @@ void RankProxy::run_queued_call(const ipc::QueuedCall& queued)
     std::snprintf(text, sizeof text, "its queued call names the operation 0x%x", static_cast<unsigned>(queued.op));
     overwritten(text);
   }
+  RankPortals& rank = world_.ranks[rank_];
+  // Before a Put, the polls the process answered itself may leave their
+  // sleep to its command's write (s4bxi/replays-in-block, s4bxi/lone-commands).
+  rank.may_defer = queued.op == ipc::Op::Put && options::replays_in_block() && options::lone_commands();
   replay_local_polls(queued.local_polls, queued.steps_before);
+  rank.may_defer = false;
   inject_compute(queued.compute_counted != 0 ? queued.compute_ns : 0);
-  world_.ranks[rank_].stats.answered_in_process++;
-  const double start = s4u::Engine::get_clock();
+  rank.stats.answered_in_process++;
+  const double start = rank.time();
   // A Put the process went on from as forecast (nic/put_forecast.cpp): its
   // SEND event is checked when written, its end here.
   const bool forecast = queued.op == ipc::Op::Put && queued.forecast.used != 0;
@@ -639,10 +644,12 @@ void RankProxy::run_queued_call(const ipc::QueuedCall& queued)
     world_.ranks[rank_].put_forecast = &queued.forecast;
   }
   if (queued.op == ipc::Op::Put)
-    world_.ranks[rank_].queued_put_payload = std::span(queued.put_payload, queued.args.put.captured_length);
+    rank.queued_put_payload = std::span(queued.put_payload, queued.args.put.captured_length);
+  rank.running_queued = true;
   const ipc::Reply answer = serve(request, nullptr);
-  world_.ranks[rank_].put_forecast = nullptr;
-  world_.ranks[rank_].queued_put_payload = {};
+  rank.running_queued = false;
+  rank.put_forecast = nullptr;
+  rank.queued_put_payload = {};
   if (forecast) {
     if (const double end = s4u::Engine::get_clock(); std::abs(end - queued.forecast.end) > queued.forecast.tolerance_s() &&
                                                      world_.put_forecast_misses++ == 0)
@@ -673,11 +680,13 @@ ipc::Reply RankProxy::serve(const ipc::Request& request, bool* answered_early)
   if (portals_call)
     rank.last_call = portals::Api::call_name(request.op);
   const bool traced = portals_call && trace::active != nullptr;
-  // Only a poll may start later than the clock, where the replays before it
-  // left the rank (portals/api_polls.cpp); anything else starts there.
-  if (not polls_at_rank_time(request))
-    portals::Api::settle(rank);
-  const double call_start = portals::Api::rank_time(rank);
+  // Only a poll, or a Put the process queued (its command may be written
+  // alone: nic/lone_writes.cpp), may start later than the clock, where the
+  // replays before it left the rank (portals/api_polls.cpp); anything else
+  // starts there.
+  if (not polls_at_rank_time(request) && not(rank.running_queued && request.op == ipc::Op::Put))
+    rank.settle();
+  const double call_start = rank.time();
   // A lane's call may overlap the rank's (or another lane's): recorded whole
   // at its end, not as the rank's open call.
   if (traced && rank.lane == nullptr)
@@ -710,7 +719,7 @@ ipc::Reply RankProxy::serve(const ipc::Request& request, bool* answered_early)
                            " asked the server for more memory than it could allocate; the other ranks were "
                            "stopped");
   }
-  portals::Api::settle(rank); // (a poll that found an event at once)
+  rank.settle(); // (a poll that found an event at once)
   rank.answer_early = nullptr;
   rank.running_ahead = false;
   if (traced && trace::active != nullptr && rank.lane == nullptr)

@@ -3,6 +3,7 @@
 // reference given at creation.
 #pragma once
 
+#include "actor_sleep.hpp"
 #include "change_signal.hpp"
 #include "job/crash_reports.hpp"
 #include "job/livelock_watch.hpp"
@@ -14,6 +15,7 @@
 #include "portals/handles.hpp"
 
 #include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 
 #include <algorithm>
@@ -177,12 +179,27 @@ struct RankPortals {
   std::function<void()> answer_early;
   bool running_ahead = false;
   // The rank's own simulated time when it is later than the clock: the polls
-  // the process answered itself before a poll that may block were replayed
-  // without their sleep (s4bxi/replays-in-block, portals/api_polls.cpp), and
-  // the block, or Api::settle, sleeps to it. 0: none. `may_defer`: set by the
-  // proxy while only such polls and that poll are served.
+  // the process answered itself before a poll that may block, or before a
+  // Put it queued, were replayed without their sleep (s4bxi/replays-in-block,
+  // portals/api_polls.cpp), and the block, the command written alone
+  // (nic/lone_writes.cpp) or settle() sleeps to it. 0: none. `may_defer`: set
+  // by the proxy while only such polls and what follows them are served.
   double deferred_until = 0;
   bool may_defer = false;
+  // Set by the proxy while it runs a call the process queued.
+  bool running_queued = false;
+  // The rank's simulated time: the clock, or later when the replays left a
+  // sleep to what follows them (deferred_until).
+  [[nodiscard]] double time() const { return std::max(simgrid::s4u::Engine::get_clock(), deferred_until); }
+  // Sleeps what the replays left to sleep, if anything: before anything but
+  // what may start at the rank's time is served, and before any answer.
+  void settle()
+  {
+    const double until = deferred_until;
+    deferred_until = 0;
+    if (until > simgrid::s4u::Engine::get_clock() && process().alive)
+      s4bxi::sleep_until(until);
+  }
   // Set by the rank's proxy while it runs a PtlPut the process queued: its
   // forecast, if the process went on from one (nic/put_forecast.hpp; the
   // operation carries it to its SEND event), and the payload it captured.

@@ -62,7 +62,7 @@ double Nic::lone_write_end(double start, uint64_t bytes) const
   return (start + pcie_latency_s_) + static_cast<double>(bytes) / pcie_narrowest_Bps_;
 }
 
-bool Nic::writes_alone(const Message& message, uint64_t pio_bytes)
+bool Nic::writes_alone(const Message& message, uint64_t pio_bytes, double start)
 {
   // (A thread of the rank that has made no Portals call yet may make its
   // first one during the write, in a race that real time decides: noticed,
@@ -71,8 +71,10 @@ bool Nic::writes_alone(const Message& message, uint64_t pio_bytes)
       not world_.landing.sends_nothing(node_.nid) || not message.op ||
       world_.ranks[message.op->rank].calling_lanes != 0)
     return false;
+  // (From the clock to `start`, the rank's time, nothing starts on that
+  // side either, for the same reasons.)
   const double now = simgrid::s4u::Engine::get_clock();
-  const double pio_end = pio_bytes > 0 ? lone_write_end(now, pio_bytes) : now;
+  const double pio_end = pio_bytes > 0 ? lone_write_end(start, pio_bytes) : start;
   const double end = lone_write_end(pio_end, static_cast<uint64_t>(options::header_bytes()));
   if (not(world_.landing.earliest_write(node_.nid, now) > end))
     return false;
@@ -81,10 +83,10 @@ bool Nic::writes_alone(const Message& message, uint64_t pio_bytes)
   return true;
 }
 
-void Nic::write_over_pcie(bool alone, uint64_t bytes)
+void Nic::write_over_pcie(bool alone, double start, uint64_t bytes)
 {
   if (alone) {
-    s4bxi::sleep_until(lone_write_end(simgrid::s4u::Engine::get_clock(), bytes));
+    s4bxi::sleep_until(lone_write_end(start, bytes));
     return;
   }
   note_lone_overlap();

@@ -94,20 +94,28 @@ void Nic::start()
 void Nic::submit(std::unique_ptr<Message> message, uint64_t pio_bytes)
 {
   take_memory_work(*message);
+  // A Put the process queued may come at the rank's time, later than the
+  // clock (RankPortals::deferred_until): its writes start there.
+  RankPortals* caller = message->op ? &world_.ranks[message->op->rank] : nullptr;
   if (params_.model_pci_commands) {
-    const bool alone = writes_alone(*message, pio_bytes); // (lone_writes.cpp)
+    const double at = caller != nullptr ? caller->time() : s4u::Engine::get_clock();
+    const bool alone = writes_alone(*message, pio_bytes, at); // (lone_writes.cpp)
+    if (not alone && caller != nullptr)
+      caller->settle();
+    double start = std::max(at, s4u::Engine::get_clock());
     if (pio_bytes > 0) { // PIO: payload to the NIC's scratch memory, fence, then the command
-      const double start = s4u::Engine::get_clock();
-      write_over_pcie(alone, pio_bytes);
+      write_over_pcie(alone, start, pio_bytes);
       account_pcie(statistics_, node_.nid, trace::Kind::PciePio, rank_of(*message), pio_bytes, start,
                    s4u::Engine::get_clock());
+      start = s4u::Engine::get_clock();
     }
-    const double start = s4u::Engine::get_clock();
-    write_over_pcie(alone, static_cast<uint64_t>(options::header_bytes()));
-    lone_until_ = 0; // (the command is in: another write may begin)
+    write_over_pcie(alone, start, static_cast<uint64_t>(options::header_bytes()));
     account_pcie(statistics_, node_.nid, trace::Kind::PcieCommand, rank_of(*message),
                  static_cast<uint64_t>(options::header_bytes()), start, s4u::Engine::get_clock());
+    lone_until_ = 0; // (the command is in: another write may begin)
   }
+  if (caller != nullptr)
+    caller->settle(); // (without PCIe commands modelled, the command is in at the rank's time)
   enqueue(MessagePtr(message.release()), true);
 }
 
@@ -127,7 +135,7 @@ void Nic::write_command()
 {
   if (params_.model_pci_commands) {
     const double start = s4u::Engine::get_clock();
-    write_over_pcie(false, static_cast<uint64_t>(options::header_bytes()));
+    write_over_pcie(false, start, static_cast<uint64_t>(options::header_bytes()));
     account_pcie(statistics_, node_.nid, trace::Kind::PcieCommand, -1, static_cast<uint64_t>(options::header_bytes()),
                  start, s4u::Engine::get_clock());
   }

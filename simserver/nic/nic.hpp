@@ -69,10 +69,11 @@ public:
   [[nodiscard]] const NicStatistics& statistics() const { return statistics_; }
 
   // Whether a command (after `pio_bytes` of PIO payload) that the rank of
-  // `message` writes now is alone on the CPU-to-NIC side of the node's PCIe
-  // link until it ends (lone_writes.cpp); then each of its writes is a sleep
-  // of its exact length instead of a communication (write_over_pcie).
-  [[nodiscard]] bool writes_alone(const Message& message, uint64_t pio_bytes);
+  // `message` writes from `start` (its time: now, or later) is alone on the
+  // CPU-to-NIC side of the node's PCIe link until it ends (lone_writes.cpp);
+  // then each of its writes is a sleep to its exact end instead of a
+  // communication (write_over_pcie).
+  [[nodiscard]] bool writes_alone(const Message& message, uint64_t pio_bytes, double start);
   // The early answer (memory_work.hpp) is exact for a command (with
   // `pio_bytes` of payload written before it) when a message sent during
   // their PCIe writes cannot land here before the writes end (bounds set once
@@ -113,8 +114,9 @@ private:
   // the one its reply lands in at its end (portals/initiator.cpp).
   void release_put_buffer(InitiatorOp& op);
   void release_buffers(InitiatorOp& op);
-  // A CPU-to-NIC write of `bytes` over PCIe, alone on its way or not.
-  void write_over_pcie(bool alone, uint64_t bytes);
+  // A CPU-to-NIC write of `bytes` over PCIe from `start` (alone on its way:
+  // maybe later than now), or from now (not alone).
+  void write_over_pcie(bool alone, double start, uint64_t bytes);
   // Another CPU-to-NIC write begins now: counted and said if a command is
   // being written alone meanwhile (lone_writes.cpp).
   void note_lone_overlap();

@@ -114,7 +114,7 @@ const char* Api::call_name(ipc::Op op)
 
 Reply Api::handle(RankPortals& rank, const ipc::Request& request)
 {
-  const double start = rank_time(rank);
+  const double start = rank.time();
   Reply reply = handle_call(rank, request);
   // One line a call (--log=s4bxi_portals.thres:verbose): the sequence of calls
   // a program makes, what each returned and the simulated time it took.

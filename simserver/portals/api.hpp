@@ -46,12 +46,6 @@ public:
   // poll) that ends where theirs would have; the same checks and streak.
   const char* replay_empty_polls(RankPortals& rank, std::span<const ipc::LocalPollStep> steps,
                                  const ipc::LocalPolls& polls);
-  // The rank's simulated time: the clock, or later when the replays left a
-  // sleep to the block that follows them (RankPortals::deferred_until).
-  static double rank_time(const RankPortals& rank);
-  // Sleeps what the replays left to sleep, if anything: before anything
-  // but the poll that may block them is served, and before any answer.
-  static void settle(RankPortals& rank);
   // What the last replay that did not match saw (the event, when it landed),
   // for the sentence that ends the run.
   [[nodiscard]] const std::string& mismatch_detail() const { return mismatch_detail_; }

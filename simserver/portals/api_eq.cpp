@@ -56,7 +56,7 @@ Reply Api::eq_get(RankPortals& rank, ipc::Handle handle, bool wait)
     // is no event to take (and nobody to answer).
     if (not ready)
       return status(Status::EqEmpty);
-  } else if (not eq_readiness(find(), rank_time(rank)).ready) {
+  } else if (not eq_readiness(find(), rank.time()).ready) {
     charge_empty_poll(rank, HandleKind::EQ, std::span(&handle, 1));
     if (not eq_readiness(find()).ready)
       return status(Status::EqEmpty);
@@ -79,11 +79,11 @@ Reply Api::eq_poll(RankPortals& rank, const ipc::PollArgs& args)
   // (A zero timeout polls at the rank's time, which the replays before it
   // may have left ahead of the clock: RankProxy::serve.)
   if (args.timeout_ms != 0)
-    settle(rank);
+    rank.settle();
   int found = -1;
   auto check = [&] {
     return first_ready(handles.size(), found, [&](size_t i) {
-      return eq_readiness(find_object(rank, handles[i], HandleKind::EQ, &NetworkInterface::eqs), rank_time(rank));
+      return eq_readiness(find_object(rank, handles[i], HandleKind::EQ, &NetworkInterface::eqs), rank.time());
     });
   };
   const double start = s4u::Engine::get_clock();

@@ -155,12 +155,12 @@ const char* Api::replay_empty_polls(RankPortals& rank, std::span<const ipc::Loca
     const size_t polled_count = begin_local_step(rank, step, polls, polled);
     if (polled_count == 0)
       return "a poll of no queue";
-    count_empty_poll(rank, HandleKind::EQ, std::span(polled, polled_count), rank_time(rank));
+    count_empty_poll(rank, HandleKind::EQ, std::span(polled, polled_count), rank.time());
   }
   // One sleep to where the polls' own sleeps would have ended, each a poll
   // cost after the one before (the same additions, so the same time).
   const double cost = options::poll_cost_s();
-  const double start = rank_time(rank);
+  const double start = rank.time();
   double end = start;
   if (cost > 0) {
     for (size_t i = 0; i < steps.size(); ++i)
@@ -168,7 +168,7 @@ const char* Api::replay_empty_polls(RankPortals& rank, std::span<const ipc::Loca
     // Or none: the proxy serves only a poll after these, which may block
     // (RankPortals::may_defer), and nothing can happen before they end that
     // depends on this sleep (may_leave_unslept). The block sleeps it, or
-    // Api::settle does.
+    // RankPortals::settle does.
     if (rank.may_defer && may_leave_unslept(rank, end)) {
       rank.deferred_until = end;
     } else {
@@ -202,7 +202,7 @@ const char* Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& 
     return "a poll of no queue";
   // (A blocked poll sleeps what the replays before it left: charge_empty_poll.)
   if (step.kind != ipc::LocalPollStep::FoundAfterBlock && step.kind != ipc::LocalPollStep::EmptyAfterBlock)
-    settle(rank);
+    rank.settle();
   if (step.kind == ipc::LocalPollStep::Empty || step.kind == ipc::LocalPollStep::FoundAfterCost) {
     const double start = s4u::Engine::get_clock();
     count_empty_poll(rank, HandleKind::EQ, std::span(polled, polled_count), start);
@@ -212,7 +212,7 @@ const char* Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& 
       s4bxi::sleep_for(cost);
     charge_blocked(rank, trace::Kind::Poll, start, "empty poll answered by the process");
   }
-  auto none_ready = [&] { return not landed_in_any(rank, std::span(polled, polled_count), rank_time(rank)); };
+  auto none_ready = [&] { return not landed_in_any(rank, std::span(polled, polled_count), rank.time()); };
   if (step.kind == ipc::LocalPollStep::Empty) {
     // The process found nothing at the end of the period: neither may the
     // server (an event landed meanwhile: the process misjudged its horizon).
@@ -240,7 +240,7 @@ const char* Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& 
   if (step.taken >= queues || ((step.polled >> step.taken) & 1U) == 0)
     return "an event taken from a queue it did not poll";
   EventQueue* queue = find_object(rank, polls.queues[step.taken], HandleKind::EQ, &NetworkInterface::eqs);
-  if (queue == nullptr || not eq_readiness(queue, rank_time(rank)).ready || queue->dropped)
+  if (queue == nullptr || not eq_readiness(queue, rank.time()).ready || queue->dropped)
     return "an event taken before it landed";
   XBT_VERB("rank %u: event %d taken by the process%s", rank.rank, static_cast<int>(queue->events.front().event.type),
            step.kind == ipc::LocalPollStep::FoundAfterBlock ? " (after a blocked poll)" : "");
@@ -272,19 +272,6 @@ bool Api::may_sleep_period_in_block() const
          abort_watch_.deadline_waiters() == 0 && world_.parked_ranks == 0;
 }
 
-double Api::rank_time(const RankPortals& rank)
-{
-  return std::max(s4u::Engine::get_clock(), rank.deferred_until);
-}
-
-void Api::settle(RankPortals& rank)
-{
-  const double until = rank.deferred_until;
-  rank.deferred_until = 0;
-  if (until > s4u::Engine::get_clock() && rank.process().alive)
-    s4bxi::sleep_until(until);
-}
-
 bool Api::may_leave_unslept(const RankPortals& rank, double until) const
 {
   // The polls find the same whenever they are looked at (the checks look at
@@ -301,9 +288,9 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
   // The poll starts at the rank's time, which the replays before it may
   // have left ahead of the clock: then only the block sleeps to it, if
   // nothing can happen meanwhile that depends on that sleep.
-  if (not may_leave_unslept(rank, rank_time(rank)))
-    settle(rank);
-  const double now = rank_time(rank);
+  if (not may_leave_unslept(rank, rank.time()))
+    rank.settle();
+  const double now = rank.time();
   count_empty_poll(rank, kind, handles, now);
   PollStreak& streak = streak_of(rank);
   const double cost = options::poll_cost_s();
@@ -399,14 +386,14 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
                (world_.landing.earliest_write(rank.node, clock) > start && world_.landing.busy_until() > start);
     }
     if (not within) {
-      settle(rank);
+      rank.settle();
       s4bxi::sleep_for(cost);
       start = s4u::Engine::get_clock();
     }
     charge_blocked(rank, trace::Kind::Poll, now, start, "empty poll");
   }
   if (not within)
-    settle(rank);
+    rank.settle();
   rank.deferred_until = 0; // (within: the block sleeps to its start at least)
   if (not blocks())
     return EmptyPoll::Charged;
