@@ -645,9 +645,7 @@ void RankProxy::run_queued_call(const ipc::QueuedCall& queued)
   }
   if (queued.op == ipc::Op::Put)
     rank.queued_put_payload = std::span(queued.put_payload, queued.args.put.captured_length);
-  rank.running_queued = true;
   const ipc::Reply answer = serve(request, nullptr);
-  rank.running_queued = false;
   rank.put_forecast = nullptr;
   rank.queued_put_payload = {};
   if (forecast) {
@@ -680,12 +678,9 @@ ipc::Reply RankProxy::serve(const ipc::Request& request, bool* answered_early)
   if (portals_call)
     rank.last_call = portals::Api::call_name(request.op);
   const bool traced = portals_call && trace::active != nullptr;
-  // Only a poll, or a Put the process queued (its command may be written
-  // alone: nic/lone_writes.cpp), may start later than the clock, where the
-  // replays before it left the rank (portals/api_polls.cpp); anything else
-  // starts there.
-  if (not polls_at_rank_time(request) && not(rank.running_queued && request.op == ipc::Op::Put))
-    rank.settle();
+  // A poll, or a Put the process queued, may start later than the clock,
+  // where the replays before it left the rank (RankPortals::may_defer is set
+  // for those only: portals/api_polls.cpp, nic/lone_writes.cpp).
   const double call_start = rank.time();
   // A lane's call may overlap the rank's (or another lane's): recorded whole
   // at its end, not as the rank's open call.

@@ -186,8 +186,6 @@ struct RankPortals {
   // by the proxy while only such polls and what follows them are served.
   double deferred_until = 0;
   bool may_defer = false;
-  // Set by the proxy while it runs a call the process queued.
-  bool running_queued = false;
   // The rank's simulated time: the clock, or later when the replays left a
   // sleep to what follows them (deferred_until).
   [[nodiscard]] double time() const { return std::max(simgrid::s4u::Engine::get_clock(), deferred_until); }

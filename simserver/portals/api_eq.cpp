@@ -78,8 +78,6 @@ Reply Api::eq_poll(RankPortals& rank, const ipc::PollArgs& args)
       return status(Status::ArgInvalid);
   // (A zero timeout polls at the rank's time, which the replays before it
   // may have left ahead of the clock: RankProxy::serve.)
-  if (args.timeout_ms != 0)
-    rank.settle();
   int found = -1;
   auto check = [&] {
     return first_ready(handles.size(), found, [&](size_t i) {

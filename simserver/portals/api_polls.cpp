@@ -378,23 +378,23 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
   // (From the clock, when the rank's time is ahead of it: nothing the block
   // watches changes meanwhile.)
   bool within = false;
+  if (cost > 0 && blocks() && may_sleep_period_in_block()) {
+    watch();
+    const double clock = s4u::Engine::get_clock();
+    within = end_on_its_way(changed()) ||
+             (world_.landing.earliest_write(rank.node, clock) > start && world_.landing.busy_until() > start);
+  }
+  if (within)
+    rank.deferred_until = 0; // the block sleeps to its start at least
+  else
+    rank.settle();
   if (cost > 0) {
-    if (blocks() && may_sleep_period_in_block()) {
-      watch();
-      const double clock = s4u::Engine::get_clock();
-      within = end_on_its_way(changed()) ||
-               (world_.landing.earliest_write(rank.node, clock) > start && world_.landing.busy_until() > start);
-    }
     if (not within) {
-      rank.settle();
       s4bxi::sleep_for(cost);
       start = s4u::Engine::get_clock();
     }
     charge_blocked(rank, trace::Kind::Poll, now, start, "empty poll");
   }
-  if (not within)
-    rank.settle();
-  rank.deferred_until = 0; // (within: the block sleeps to its start at least)
   if (not blocks())
     return EmptyPoll::Charged;
   if (not within)
