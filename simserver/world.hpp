@@ -220,10 +220,11 @@ struct RankPortals {
   std::atomic<uint32_t>& attention() const { return lane != nullptr ? lane->attention : channel->attention; }
   std::atomic<uint32_t>& parked_flag() const { return lane != nullptr ? lane->parked : channel->parked; }
   // The thread in an exchange with the server (0: none): a lane's thread
-  // while it has a call in the server.
+  // while it has a call in the server (parked, its current call says what it
+  // waits for in the kernel, outside any call).
   [[nodiscard]] pid_t thread_in_call() const
   {
-    return lane != nullptr ? (current_call != "user code" && not current_call.empty() ? os_tid : 0)
+    return lane != nullptr ? (not parked && current_call != "user code" && not current_call.empty() ? os_tid : 0)
                            : channel->exchange_tid.load(std::memory_order_relaxed);
   }
   void notify()

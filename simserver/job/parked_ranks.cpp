@@ -71,35 +71,46 @@ bool crashing(const RankPortals& rank)
 
 } // namespace
 
-bool parked_may_wake(const World& world)
+std::string why_parked_may_wake(const World& world)
 {
   for (const auto& rank : world.ranks)
     if (rank.alive && rank.channel != nullptr && crashing(rank))
-      return true;
+      return "a thread of rank " + std::to_string(rank.rank) + " is in its crash handler";
   // A thread took a lane that is not open yet: its call comes (the notice
   // that opens it may still be on its way).
   for (const auto& rank : world.ranks)
     if (rank.alive && rank.channel != nullptr)
       for (const auto& lane : rank.channel->lanes)
         if (lane.state.load(std::memory_order_acquire) == ipc::kLaneOpening)
-          return true;
+          return "a thread of rank " + std::to_string(rank.rank) + " is about to make its first call";
   std::vector<pid_t> job_pids;
   for (const auto& rank : world.ranks)
     job_pids.push_back(rank.os_pid);
-  bool may = false;
+  std::string why;
   world.for_each_caller([&](const RankPortals& caller) {
-    if (may || not caller.parked || caller.dormant()) // (a dormant lane holds nothing up)
+    if (not why.empty() || not caller.parked || caller.dormant()) // (a dormant lane holds nothing up)
       return;
-    may = rang_or_ended(caller) || not asleep_in_kernel(caller.os_pid, threads_of(world, caller)) ||
-          not waits_only_for_the_job(caller.os_pid, threads_of(world, caller), job_pids);
+    const std::string who = "parked rank " + std::to_string(caller.rank);
+    if (rang_or_ended(caller))
+      why = who + " called or ended";
+    else if (not asleep_in_kernel(caller.os_pid, threads_of(world, caller)))
+      why = who + " runs";
+    else if (not waits_only_for_the_job(caller.os_pid, threads_of(world, caller), job_pids))
+      why = who + " waits for something outside the job";
   });
-  if (may)
-    return true;
+  if (not why.empty())
+    return why;
   // Every parked caller reads a pipe of the job's: another one that runs may write to it.
   world.for_each_caller([&](const RankPortals& caller) {
-    may = may || (caller.alive && not caller.parked && runs_outside_its_call(world, caller));
+    if (why.empty() && caller.alive && not caller.parked && runs_outside_its_call(world, caller))
+      why = "rank " + std::to_string(caller.rank) + " runs outside its call";
   });
-  return may;
+  return why;
+}
+
+bool parked_may_wake(const World& world)
+{
+  return not why_parked_may_wake(world).empty();
 }
 
 std::string kernel_wait_of(const RankPortals& rank)

@@ -51,6 +51,9 @@ bool release_parked(World& world);
 // rank's process runs (it may write to the pipe the parked rank reads), or
 // one of its threads took a lane not open yet (its call comes).
 bool parked_may_wake(const World& world);
+// The same, said: "parked rank 3 waits for something outside the job"; empty
+// when none may.
+std::string why_parked_may_wake(const World& world);
 
 // What a parked rank waits for: "read(fd 5: pipe:[1234]), outside any
 // emulated call".

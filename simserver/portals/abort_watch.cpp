@@ -47,17 +47,18 @@ void AbortWatch::ended(RankPortals& rank)
   rank.abort_deadline = false;
 }
 
-bool AbortWatch::thread_may_abort() const
+int AbortWatch::waiter_another_thread_may_abort() const
 {
   // Any thread of a process with a counted wait: the one that may abort it
   // has no call of its own to show, or has a lane of its own.
-  bool may = false;
-  world_.for_each_caller([this, &may](const RankPortals& caller) {
+  int waiter = -1;
+  world_.for_each_caller([&waiter](const RankPortals& caller) {
     const RankPortals& process = caller.process();
-    may = may || (caller.alive && caller.abort_counted &&
-                  job::any_thread_running(process.os_pid, {.only = 0, .except = {caller.thread_in_call()}}));
+    if (waiter < 0 && caller.alive && caller.abort_counted &&
+        job::any_thread_running(process.os_pid, {.only = 0, .except = {caller.thread_in_call()}}))
+      waiter = static_cast<int>(caller.rank);
   });
-  return may;
+  return waiter;
 }
 
 } // namespace s4bxi::portals

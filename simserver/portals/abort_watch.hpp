@@ -52,7 +52,9 @@ public:
   [[nodiscard]] unsigned deadline_waiters() const { return deadline_waiters_; }
 
   // A rank waits while another of its threads runs (it may call PtlAbort).
-  [[nodiscard]] bool thread_may_abort() const;
+  [[nodiscard]] bool thread_may_abort() const { return waiter_another_thread_may_abort() >= 0; }
+  // That rank (-1: none).
+  [[nodiscard]] int waiter_another_thread_may_abort() const;
 
 private:
   World& world_;

@@ -7,12 +7,15 @@
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
 
 #include <cstdio>
 #include <ctime>
 #include <utility>
 
 namespace s4u = simgrid::s4u;
+
+XBT_LOG_NEW_DEFAULT_CATEGORY(s4bxi_outside_holder, "Holding the simulation for what happens outside it");
 
 namespace s4bxi::portals {
 
@@ -94,15 +97,21 @@ bool OutsideHolder::hold_for_outside(bool idle)
   // (seen once beside two CPU hogs: the run ended as a deadlock with both
   // waits of e2e.ThreadLanes.AnAbortAfterASleepEndsTheOtherThreadsWaits
   // still blocked).
+  std::string why; // what it waits for, for the note
   for (int slice_count = 0;; ++slice_count) {
     if (deliver_outside_notices(true))
       return true;
     // (A notice may have come just before what could send one stopped.)
-    if (not aborts_.thread_may_abort()) {
+    if (const int waiter = aborts_.waiter_another_thread_may_abort(); waiter >= 0) {
+      why = "another thread of rank " + std::to_string(waiter) + " runs and may abort its wait";
+    } else {
       if (not idle) // simulated time may move on
         return deliver_outside_notices(true);
-      if (slice_count % kSlicesPerScan == 0 && not job::parked_may_wake(world_))
-        return deliver_outside_notices(true);
+      if (slice_count % kSlicesPerScan == 0) {
+        why = job::why_parked_may_wake(world_);
+        if (why.empty())
+          return deliver_outside_notices(true);
+      }
     }
     if (on_hold_tick)
       on_hold_tick();
@@ -113,8 +122,19 @@ bool OutsideHolder::hold_for_outside(bool idle)
       });
       std::fprintf(stderr,
                    "s4bxi-run: note: nothing can happen in the simulation (simulated time %.9f s) until something "
-                   "outside it releases a rank; waited %.3g s (real time) so far (%s)\n",
-                   s4u::Engine::get_clock(), waited, states.c_str());
+                   "outside it releases a rank (%s); waited %.3g s (real time) so far (%s)\n",
+                   s4u::Engine::get_clock(), why.c_str(), waited, states.c_str());
+      world_.for_each_caller([](const RankPortals& caller) {
+        XBT_VERB("held: rank %u%s (thread %d, %u answers): call '%s', parked %d, awaiting its request %d, poll "
+                 "blocked %d (released %d), request bell %u (seen %u, parked at %u), reply bell sleepers %u, abort "
+                 "counted %d, deferred until %.9f",
+                 caller.rank, caller.lane != nullptr ? " (a lane)" : "", static_cast<int>(caller.os_tid),
+                 static_cast<unsigned>(caller.stats.answers), caller.current_call.c_str(), caller.parked,
+                 caller.awaiting_request, caller.poll_blocked, caller.poll_released, caller.request_bell().current(),
+                 caller.bell_seen, caller.parked_bell, caller.reply_bell().sleeping.load(std::memory_order_relaxed),
+                 caller.abort_counted,
+                 caller.deferred_until);
+      });
       next_note *= 3;
     }
     nanosleep(&slice, nullptr);

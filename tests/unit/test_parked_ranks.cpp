@@ -50,3 +50,28 @@ TEST(ParkedRanks, ACrashFlagThatLastsIsNoLongerWaitedFor)
   job.world.ranks[0].crash_seen_s = s4bxi::job::wall_clock_now() - 11.0;
   EXPECT_FALSE(s4bxi::job::parked_may_wake(job.world));
 }
+
+// Seen beside CPU hogs (hpcc, 1 run in 70): a parked lane (a thread of Open
+// MPI asleep in a futex, after three calls) was taken for a running thread,
+// since its current call (what it waits for in the kernel) was taken for a
+// call in the server; the outside holder then held the simulation for it
+// forever, the ranks' own calls taken and never served.
+TEST(ParkedRanks, AParkedLaneIsLookedAtThroughItsOwnThread)
+{
+  OneRankWorld job;
+  s4bxi::RankPortals& lane = job.world.lanes.emplace_back();
+  s4bxi::ipc::Lane channel_lane;
+  lane.rank = 0;
+  lane.owner = &job.world.ranks[0];
+  lane.lane = &channel_lane;
+  lane.os_pid = -1;
+  lane.os_tid = 4242;
+  lane.parked = true;
+  lane.current_call = "futex(0x7f6cedd0f040), outside any emulated call";
+  EXPECT_EQ(lane.thread_in_call(), 0) << "a parked thread is in no call";
+  EXPECT_EQ(s4bxi::job::threads_of(job.world, lane).only, 4242);
+  lane.parked = false;
+  lane.current_call = "PtlEQGet";
+  EXPECT_EQ(lane.thread_in_call(), 4242);
+  EXPECT_EQ(s4bxi::job::threads_of(job.world, lane).only, -1) << "a thread in a call runs nothing of its own";
+}
