@@ -223,6 +223,7 @@ int main(int argc, char** argv)
   nic::judge_early_answers(world);
   nic::configure_put_forecasts(world);
   nic::configure_landing_bounds(world);
+  nic::configure_lone_messages(world);
 
   portals::Api api(world);
   job::JobControl control(world, launch->report_path, wall_start);

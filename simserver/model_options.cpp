@@ -192,6 +192,12 @@ Option<bool> g_lone_commands{
     "be a sleep of its exact length instead of a communication of the network model (same simulated results, one "
     "scheduling round less per command)",
     true};
+Option<bool> g_lone_messages{
+    "s4bxi/lone-messages", nullptr,
+    "Let a message that crosses the wire while no other transfer can share a link of its route until it lands be "
+    "a timer at its exact landing time instead of a communication of the network model (same simulated results, "
+    "one scheduling round less per message)",
+    true};
 Option<bool> g_queued_puts{"s4bxi/queued-puts", nullptr,
                            "Let the process answer a PtlPut itself when it can check its arguments and its payload "
                            "fits the command (inline or PIO, at most 64 bytes): the Put goes to the server with the "
@@ -384,6 +390,7 @@ bool horizon_from_traffic() { return g_horizon_from_traffic.get(); }
 bool poll_period_in_block() { return g_poll_period_in_block.get(); }
 bool replays_in_block() { return g_replays_in_block.get(); }
 bool lone_commands() { return g_lone_commands.get(); }
+bool lone_messages() { return g_lone_messages.get(); }
 bool queued_puts() { return g_queued_puts.get(); }
 bool put_forecasts() { return g_put_forecasts.get(); }
 bool queued_unlinks() { return g_queued_unlinks.get(); }

@@ -29,6 +29,7 @@ bool horizon_from_traffic();
 bool poll_period_in_block();
 bool replays_in_block();
 bool lone_commands();
+bool lone_messages();
 bool queued_puts();
 bool put_forecasts();
 bool queued_unlinks();

@@ -310,8 +310,9 @@ struct World {
   // whether a run is slow because its model has many events or because each
   // costs much (the report's engine_rounds).
   uint64_t engine_rounds = 0;
-  // The wire between the NICs (main.cpp's; for the report).
-  const nic::Wire* wire = nullptr;
+  // The wire between the NICs (main.cpp's; for the report, and set up by
+  // nic::configure_lone_messages).
+  nic::Wire* wire = nullptr;
   // Times the NIC read or wrote the memory of a rank that ran ahead of its
   // call's end (an early answer): none, unless other traffic on the PCIe bus
   // slowed a command write beyond the fastest way of a message sent meanwhile

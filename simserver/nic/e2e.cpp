@@ -11,6 +11,7 @@
 // RX engine acknowledges the request and delivers the ACK itself.
 #include "nic.hpp"
 
+#include "../model_options.hpp"
 #include "../trace/recorder.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
@@ -18,6 +19,8 @@
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
+
+#include <limits>
 
 
 XBT_LOG_EXTERNAL_CATEGORY(s4bxi_nic);
@@ -110,9 +113,17 @@ bool SequenceWindow::accept(uint64_t seq, uint64_t floor)
   return beyond_.insert(seq).second;
 }
 
-void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
+void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire, const Message* acknowledged)
 {
   const double now = s4u::Engine::get_clock();
+  // No other message's bytes flow on any link before this: it may cross
+  // alone (wire.hpp). (Before this one is on its way, and after the wire's
+  // own simcalls: nothing else is sent until it is carried.)
+  wire_.end_sent_through_mailboxes();
+  const double no_transfer_before =
+      options::lone_messages()
+          ? world_.landing.earliest_new_send(now, *message, acknowledged) + world_.landing.least_wire_s()
+          : -std::numeric_limits<double>::infinity();
   world_.landing.on_wire(*message, now);
   // A Put from a PTL_MD_UNRELIABLE MD is sent as without E2E: no sequence
   // number, no entry, no BXI ACK; lost, it is lost for good (its SEND event
@@ -162,7 +173,8 @@ void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire)
     return;
   }
   wire_.carry(MessagePtr(message), bytes_on_wire, node_.nic, destination.node_.nic, node_.nid,
-              destination.rx_lane(message->network(), node_.nid), lost_on_the_way_, world_.links_may_fail);
+              destination.rx_lane(message->network(), node_.nid), lost_on_the_way_, world_.links_may_fail,
+              no_transfer_before);
 }
 
 void Nic::lost_on_the_way(Message& lost, uint64_t bytes_on_wire)
@@ -184,7 +196,7 @@ void Nic::send_bxi_ack(const Message& message)
   ack->dst_nid = message.src_nid;
   ack->answers = true;
   ack->answered_seq = message.seq;
-  transmit(ack.get());
+  transmit(ack.get(), &message);
 }
 
 bool Nic::accept_request(const Message& request)

@@ -5,12 +5,14 @@
 #include "../model_options.hpp"
 #include "../platform/cluster.hpp"
 
+#include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <xbt/config.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 namespace s4bxi::nic {
 
@@ -37,8 +39,10 @@ void LandingBounds::configure(const std::vector<platform::Node>& nodes, const st
   for (unsigned n = 0; n < ranks_on_node_.size(); ++n)
     if (ranks_on_node_[n] > 0)
       hosting.push_back(n);
+  sending_total_ = 0;
   least_wire_into_.assign(nodes.size(), 0.0);
   least_answer_wire_into_.assign(nodes.size(), 0.0);
+  least_wire_s_ = 0;
   if (hosting.size() > kMeasuredNodes)
     return; // too many routes to measure at start-up: no wire assumed
   // A node without ranks makes no call, but its NIC answers what reaches it:
@@ -57,6 +61,15 @@ void LandingBounds::configure(const std::vector<platform::Node>& nodes, const st
     }
     least_wire_into_[to] = std::isinf(least) ? 0.0 : least;
     least_answer_wire_into_[to] = std::isinf(least_answer) || not every_node ? 0.0 : least_answer;
+  }
+  // Every route between two nodes is measured when every node hosts ranks
+  // (a route into a node without ranks is not: SimGrid 3.32's dragonfly
+  // routing crashes on some of them, and only a program's mistake sends
+  // there).
+  if (every_node && hosting.size() == nodes.size() && nodes.size() > 1) {
+    least_wire_s_ = kNever;
+    for (unsigned to : hosting)
+      least_wire_s_ = std::min(least_wire_s_, least_answer_wire_into_[to]);
   }
 }
 
@@ -86,6 +99,22 @@ void configure_landing_bounds(World& world)
     may_end_early = may_end_early || nic->may_lose_messages();
   world.landing.configure(world.nodes, delays, ranks_on_node,
                           quick_acks || not LandingBounds::network_keeps_route_latencies(), may_end_early);
+}
+
+void configure_lone_messages(World& world)
+{
+  // Only where the least route latency is known (LandingBounds::least_wire_s).
+  if (not options::lone_messages() || world.wire == nullptr || not(world.landing.least_wire_s() > 0))
+    return;
+  std::vector<const simgrid::s4u::Link*> pcie;
+  for (const auto& node : world.nodes)
+    for (const auto& [from, to] : {std::pair{node.cpu, node.nic}, std::pair{node.nic, node.cpu}}) {
+      std::vector<simgrid::s4u::Link*> links;
+      double latency = 0;
+      from->route_to(to, links, &latency);
+      pcie.insert(pcie.end(), links.begin(), links.end());
+    }
+  world.wire->allow_lone_messages(pcie);
 }
 
 double LandingBounds::wire_latency(unsigned from, unsigned to)
@@ -142,12 +171,14 @@ void LandingBounds::advance(Message& message, double bound)
 void LandingBounds::begin_tx(Message& message, double now)
 {
   sending_[message.src_nid]++;
+  sending_total_++;
   begin(message, handling_bound(message, now));
 }
 
 void LandingBounds::end_tx(const Message& message)
 {
   sending_[message.src_nid]--;
+  sending_total_--;
 }
 
 void LandingBounds::on_wire(Message& message, double now)
@@ -210,6 +241,33 @@ double LandingBounds::earliest_write(unsigned node, double now) const
     bound = std::min(bound, *on_way_.begin() + least_answer_wire_into_[node]);
   const double wire = ranks_on_node_[node] > 1 ? 0.0 : least_wire_into_[node];
   bound = std::min(bound, now + least_tx_s_ + wire + delays_[node].rx_s);
+  if (not e2e_deadlines_.empty())
+    bound = std::min(bound, *e2e_deadlines_.begin());
+  return std::max(bound, now);
+}
+
+double LandingBounds::earliest_new_send(double now, const Message& sending, const Message* handled) const
+{
+  // (A BXI ACK enters no TX queue; every other message goes on the wire from one.)
+  const int others_sending = sending_total_ - (sending.kind == Message::Kind::BxiAck ? 0 : 1);
+  if (exact_only_ || may_end_early_ || others_sending > 0)
+    return now;
+  // A rank's call, at `now` at the earliest, and what the handling of
+  // `handled` still creates (a response, a released triggered operation):
+  // through a TX engine.
+  double bound = now + least_tx_s_;
+  // The messages on their way but these two, whose handling may send a BXI
+  // ACK or create an answer (a message's own way ends when it lands, and
+  // what its handling creates starts later).
+  auto own = [](const Message* message) {
+    return message != nullptr && message->transit.count > 0 ? &*message->transit.anywhere : nullptr;
+  };
+  const double* skipped[] = {own(&sending), own(handled)};
+  for (auto at = on_way_.begin(); at != on_way_.end(); ++at)
+    if (&*at != skipped[0] && &*at != skipped[1]) {
+      bound = std::min(bound, *at);
+      break;
+    }
   if (not e2e_deadlines_.empty())
     bound = std::min(bound, *e2e_deadlines_.begin());
   return std::max(bound, now);

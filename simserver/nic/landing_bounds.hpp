@@ -117,6 +117,20 @@ public:
   // Whether the TX queues and engines of `node` hold no message.
   [[nodiscard]] bool sends_nothing(unsigned node) const { return sending_[node] == 0; }
 
+  // The earliest time, as seen at `now`, at which any NIC can put on the
+  // wire a message other than `sending` (which goes on it now) and the BXI
+  // ACK that the handling of `handled` (in progress) sends now (nullptr:
+  // none): `now` while another message is in a TX queue or engine or an RX
+  // engine handles one; else the earliest handling of a message on its way
+  // (a BXI ACK, a response, a released triggered operation), a rank's call
+  // through a TX engine, an E2E retransmission. `now` when the bounds are
+  // not known (exact_only) or a message may end its way early.
+  [[nodiscard]] double earliest_new_send(double now, const Message& sending, const Message* handled) const;
+  // The least route latency between two distinct nodes (0: not measured:
+  // beyond kMeasuredNodes nodes, or a node without ranks): no message's
+  // bytes start flowing sooner after it went on the wire.
+  [[nodiscard]] double least_wire_s() const { return least_wire_s_; }
+
 private:
   [[nodiscard]] double wire_latency(unsigned from, unsigned to);
   [[nodiscard]] double handling_bound(const Message& message, double sent);
@@ -133,6 +147,8 @@ private:
   std::vector<double> least_answer_wire_into_; // the same from any other node (answers; 0 when not measured)
   std::unordered_map<uint64_t, double> route_latency_; // (from << 32 | to) -> seconds, measured when first needed
   std::vector<int> sending_;                            // per node: messages in its TX queues and engines
+  int sending_total_ = 0;
+  double least_wire_s_ = 0;
   std::vector<std::multiset<double>> on_way_to_;        // per node: bounds of the messages on their way to it
   std::multiset<double> on_way_;                        // all of them
   std::multiset<double> on_wire_; // the bounds of those that went on the wire (the first copy's)

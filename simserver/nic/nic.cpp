@@ -163,7 +163,7 @@ void Nic::tx_loop(VirtualNetwork network, int lane)
   }
 }
 
-void Nic::transmit(Message* message)
+void Nic::transmit(Message* message, const Message* acknowledged)
 {
   const double start = s4u::Engine::get_clock();
   const uint64_t length = message->payload_captured ? message->payload.size() : message->op->length;
@@ -214,7 +214,7 @@ void Nic::transmit(Message* message)
                             .actor = tx_lane(*message), .retry = retry_of(*message),
                             .note = message->duplicate_answer ? "answer to a duplicate" : nullptr};
   message->sent_at = s4u::Engine::get_clock();
-  send_on_wire(message, bytes_on_wire);
+  send_on_wire(message, bytes_on_wire, acknowledged);
   statistics_.messages_sent[kind_index]++;
   statistics_.payload_bytes_sent += length;
   statistics_.wire_bytes_sent += bytes_on_wire;

@@ -103,7 +103,8 @@ private:
 
   void tx_loop(VirtualNetwork network, int lane);
   void rx_loop(VirtualNetwork network, int lane);
-  void transmit(Message* message);
+  // `acknowledged`: the message whose handling sends this BXI ACK.
+  void transmit(Message* message, const Message* acknowledged = nullptr);
   // Target side (portals/target.cpp): matching, data, events, response.
   void handle_request(MessagePtr message);
   // Initiator side (portals/initiator.cpp): reply data, SEND/ACK/REPLY events and counts.
@@ -130,7 +131,7 @@ private:
   void arm_e2e_timer();                   // the timer follows the FIFO's head
   void log_e2e_statistics() const; // at the end of the run, s4bxi_e2e at verbose level
   // Puts a message on the wire: sequence number, fault injection, E2E entry.
-  void send_on_wire(Message* message, uint64_t bytes_on_wire);
+  void send_on_wire(Message* message, uint64_t bytes_on_wire, const Message* acknowledged);
   // A message whose communication failed: a link of its route is off.
   void lost_on_the_way(Message& lost, uint64_t bytes_on_wire);
   // Whether a request is new (false: a duplicate, answered again here).
@@ -213,13 +214,18 @@ private:
 };
 
 void judge_early_answers(World& world);
-// Whether SimGrid's network model makes a PCIe write alone on `route` last
-// exactly `latency_s` plus its bytes at `narrowest_Bps` (lone_writes.cpp).
+// Whether SimGrid's network model makes a transfer alone on `route` (a PCIe
+// write, a message on the wire) last exactly `latency_s` plus its bytes at
+// `narrowest_Bps` (lone_writes.cpp).
 bool lone_writes_exact(const std::vector<simgrid::s4u::Link*>& route, double latency_s, double narrowest_Bps);
 // Sets up Nic::forecast_put, after judge_early_answers.
 void configure_put_forecasts(World& world);
 // Sets World::landing up from the NICs' delays, the ranks' placement and the
 // options (landing_bounds.hpp), once the NICs exist.
 void configure_landing_bounds(World& world);
+// Lets the wire carry messages alone on their route (s4bxi/lone-messages,
+// wire.hpp) where the landing bounds know the least route latency; after
+// configure_landing_bounds.
+void configure_lone_messages(World& world);
 
 } // namespace s4bxi::nic

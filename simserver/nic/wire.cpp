@@ -1,5 +1,7 @@
 #include "wire.hpp"
 
+#include "nic.hpp" // lone_writes_exact
+
 #include <simgrid/Exception.hpp>
 #include <simgrid/kernel/resource/Action.hpp>
 #include <simgrid/s4u/Actor.hpp>
@@ -120,28 +122,91 @@ void Wire::serve(RxLane& lane)
   lane.engine_ = s4u::Actor::self();
 }
 
+void Wire::allow_lone_messages(const std::vector<const s4u::Link*>& other_traffic)
+{
+  lone_allowed_ = true;
+  other_traffic_.insert(other_traffic.begin(), other_traffic.end());
+  routes_.clear();
+}
+
+const Wire::Route& Wire::route_of(const s4u::Host* from, const s4u::Host* to)
+{
+  auto& from_here = routes_[from];
+  if (auto found = from_here.find(to); found != from_here.end())
+    return found->second;
+  std::vector<s4u::Link*> links;
+  Route route;
+  from->route_to(to, links, &route.latency_s);
+  route.narrowest_Bps = std::numeric_limits<double>::infinity();
+  for (const auto* link : links) {
+    route.narrowest_Bps = std::min(route.narrowest_Bps, link->get_bandwidth());
+    if (link->get_sharing_policy() != s4u::Link::SharingPolicy::FATPIPE)
+      route.shared.push_back(link);
+  }
+  route.alone_exact = not links.empty() && lone_writes_exact(links, route.latency_s, route.narrowest_Bps) &&
+                      std::none_of(links.begin(), links.end(),
+                                   [this](const s4u::Link* link) { return other_traffic_.count(link) != 0; });
+  return from_here.emplace(to, std::move(route)).first->second;
+}
+
 void Wire::carry(MessagePtr message, uint64_t bytes_on_wire, s4u::Host* from, s4u::Host* to, unsigned source,
-                 RxLane& lane, const LostHandler& lost, bool links_may_fail)
+                 RxLane& lane, const LostHandler& lost, bool links_may_fail, double no_transfer_before)
 {
   end_sent_through_mailboxes();
   CarriedMessage* carried = take_slot();
-  if (through_mailbox(from, to, lane, links_may_fail)) {
-    s4u::Mailbox* mailbox = lane.take_mailbox();
-    // (The engine's receive does not copy: the message goes with the slot.)
-    s4u::CommPtr comm = mailbox->put_init(message.get(), bytes_on_wire);
-    comm->start();
-    auto& mine = sent_through_mailboxes_[s4u::this_actor::get_pid()];
-    mine.push_back({comm});
-    *carried = {std::move(comm), std::move(message), bytes_on_wire, source, &lane, &lost, false, nullptr, mailbox,
-                &mine.back(), from};
-    through_mailboxes_++;
+  // (Every communication of the wire counts on its links while lone
+  // messages are allowed.)
+  const Route* route = lone_allowed_ ? &route_of(from, to) : nullptr;
+  // (As SimGrid adds them: the end of the latency is a date of its own.)
+  const double landing =
+      route != nullptr
+          ? (s4u::Engine::get_clock() + route->latency_s) + static_cast<double>(bytes_on_wire) / route->narrowest_Bps
+          : 0;
+  const bool alone = route != nullptr && route->alone_exact && not links_may_fail && landing < no_transfer_before &&
+                     std::all_of(route->shared.begin(), route->shared.end(), [this](const s4u::Link* link) {
+                       auto found = running_on_link_.find(link);
+                       return found == running_on_link_.end() || found->second == 0;
+                     });
+  if (alone) {
+    *carried = {nullptr, std::move(message), bytes_on_wire, source, &lane, &lost, false};
+    carried->landing = simgrid::kernel::timer::Timer::set(landing, [this, carried] {
+      carried->landing = nullptr; // (SimGrid frees a timer that ran)
+      lone_on_their_way_--;
+      way_ended(carried, true);
+    });
+    lone_messages_++;
+    lone_on_their_way_++;
   } else {
-    *carried = {s4u::Comm::sendto_init(from, to), std::move(message), bytes_on_wire, source, &lane, &lost, false};
-    carried->comm->set_payload_size(bytes_on_wire);
-    carried->comm->start();
+    s4u::CommPtr comm;
+    s4u::Mailbox* mailbox = nullptr;
+    if (through_mailbox(from, to, lane, links_may_fail)) {
+      mailbox = lane.take_mailbox();
+      // (The engine's receive does not copy: the message goes with the slot.)
+      comm = mailbox->put_init(message.get(), bytes_on_wire);
+      through_mailboxes_++;
+    } else {
+      comm = s4u::Comm::sendto_init(from, to);
+      comm->set_payload_size(bytes_on_wire);
+    }
+    *carried = {comm, std::move(message), bytes_on_wire, source, &lane, &lost, false, nullptr, mailbox};
+    if (mailbox != nullptr) {
+      auto& mine = sent_through_mailboxes_[s4u::this_actor::get_pid()];
+      mine.push_back({comm});
+      carried->sent = &mine.back();
+      carried->from = from;
+    }
+    // Counted on its links before the simcall that starts it: other actors
+    // run in it, and may send.
+    if (route != nullptr) {
+      for (const auto* link : route->shared)
+        running_on_link_[link]++;
+      carried->counted_on = &route->shared;
+    }
+    comm->start();
+    // (Its kernel activity exists from its start on.)
+    const bool inserted = on_the_wire_.try_emplace(comm->get_impl(), carried).second;
+    xbt_assert(inserted, "a communication carries one message");
   }
-  const bool inserted = on_the_wire_.try_emplace(carried->comm->get_impl(), carried).second;
-  xbt_assert(inserted, "a communication carries one message");
   auto& from_source = lane.on_their_way_[source];
   (from_source.last != nullptr ? from_source.last->next_from_source : from_source.first) = carried;
   from_source.last = carried;
@@ -154,6 +219,16 @@ void Wire::ended(const void* activity, bool finished)
     return; // not a message's (a PCIe transfer)
   CarriedMessage* carried = found->second;
   on_the_wire_.erase(found);
+  way_ended(carried, finished);
+}
+
+void Wire::way_ended(CarriedMessage* carried, bool finished)
+{
+  if (carried->counted_on != nullptr) {
+    for (const auto* link : *carried->counted_on)
+      running_on_link_[link]--;
+    carried->counted_on = nullptr;
+  }
   RxLane& lane = *carried->lane;
   auto from_source = lane.on_their_way_.find(carried->source);
   auto& [first, last] = from_source->second;
@@ -212,12 +287,24 @@ void Wire::actor_ended(aid_t pid)
   // (Each cancel ends its communication at once, through ended(): the lists
   // change under it.)
   std::vector<s4u::CommPtr> running;
+  std::vector<CarriedMessage*> alone;
   for (const auto& [source, from_source] : lane.on_their_way_)
     for (CarriedMessage* at = from_source.first; at != nullptr; at = at->next_from_source)
-      if (not at->arrived)
+      if (at->arrived)
+        continue;
+      else if (at->landing != nullptr)
+        alone.push_back(at);
+      else
         running.push_back(at->comm);
   for (const auto& comm : running)
     comm->cancel();
+  // (Their timers would keep the clock going too.)
+  for (CarriedMessage* carried : alone) {
+    carried->landing->remove();
+    carried->landing = nullptr;
+    lone_on_their_way_--;
+    way_ended(carried, false);
+  }
 }
 
 bool Wire::route_is_on(const s4u::Host* from, const s4u::Host* to)
@@ -274,6 +361,8 @@ void Wire::free_slot(CarriedMessage* slot)
   slot->mailbox = nullptr;
   slot->sent = nullptr;
   slot->from = nullptr;
+  slot->counted_on = nullptr;
+  slot->landing = nullptr;
   free_.push_back(slot);
 }
 

@@ -35,6 +35,20 @@
 // kinds land at the same time, seen by the same signal. While a link may go
 // off, messages go host to host (a failed one would stay in its mailbox).
 //
+// A message alone on its route (s4bxi/lone-messages) is no communication at
+// all. The network model (CM02 with unit factors, lone_writes.hpp) makes a
+// communication that shares no link with another transfer last its route's
+// latency, then its bytes at the route's narrowest bandwidth; the sender's
+// NIC knows when a new message can go on the wire at the earliest
+// (LandingBounds::earliest_new_send), and no message's bytes flow sooner
+// after it went on the wire than the least route latency. So a message sent
+// while no communication of the wire runs on a shared link of its route, and
+// that lands before any new message's bytes can flow, is alone for its whole
+// way: a kernel timer at its landing time queues it at its lane as the end of
+// its communication would have (within SimGrid's precision), without the
+// round at the end of its latency nor any work of the network model. Its
+// route must carry nothing but the wire's messages (no PCIe transfer).
+//
 // A communication that fails (a link of its route goes off) hands its
 // message to the sender's handler of lost messages; the messages of that
 // source behind it go on. When an RX engine ends (SimGrid kills the NIC's
@@ -48,6 +62,7 @@
 #include "message.hpp"
 
 #include <simgrid/forward.h>
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
@@ -57,7 +72,9 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace s4bxi::nic {
@@ -91,6 +108,11 @@ struct CarriedMessage {
   simgrid::s4u::Mailbox* mailbox = nullptr;
   SentThroughMailbox* sent = nullptr;
   const simgrid::s4u::Host* from = nullptr; // (through a mailbox)
+  // Its route's shared links, whose count of running communications it is
+  // part of (none when alone).
+  const std::vector<const simgrid::s4u::Link*>* counted_on = nullptr;
+  // Alone on its route: the timer of its landing (no communication then).
+  simgrid::kernel::timer::Timer* landing = nullptr;
 };
 
 // What one RX engine receives: the messages that arrived and that it has not
@@ -151,8 +173,16 @@ public:
   // Starts carrying `message` (`bytes_on_wire` bytes) from host `from` to
   // host `to`, for `lane`, whose source `source` is. `lost` outlives the
   // message's way. `links_may_fail`: a link may go off meanwhile.
+  // `no_transfer_before`: no other message's bytes can flow on any link
+  // before that time (lone messages; -infinity: not known).
   void carry(MessagePtr message, uint64_t bytes_on_wire, simgrid::s4u::Host* from, simgrid::s4u::Host* to,
-             unsigned source, RxLane& lane, const LostHandler& lost, bool links_may_fail);
+             unsigned source, RxLane& lane, const LostHandler& lost, bool links_may_fail,
+             double no_transfer_before = -std::numeric_limits<double>::infinity());
+
+  // Lets messages cross alone (s4bxi/lone-messages), but not on a route with
+  // one of `other_traffic`, the links that carry other transfers than the
+  // wire's (the nodes' PCIe). (Until then, no route is looked at.)
+  void allow_lone_messages(const std::vector<const simgrid::s4u::Link*>& other_traffic);
 
   // The calling actor is the engine that handles what `lane` receives.
   void serve(RxLane& lane);
@@ -161,13 +191,32 @@ public:
   [[nodiscard]] std::size_t on_their_way() const { return slots_.size() - free_.size(); }
   // Messages that went through a mailbox so far (for tests).
   [[nodiscard]] std::size_t through_mailboxes() const { return through_mailboxes_; }
+  // Messages that crossed alone so far, and those on their way now.
+  [[nodiscard]] std::size_t lone_messages() const { return lone_messages_; }
+  [[nodiscard]] static std::size_t lone_on_their_way() { return lone_on_their_way_; }
+
+  // Ends the calling actor's oldest communications through mailboxes, up to
+  // the first that SimGrid has not ended yet (simcalls, in which other actors
+  // run; carry begins with it, a sender that decides on what the others do
+  // calls it first).
+  void end_sent_through_mailboxes();
 
   // Whether every link of the route from `from` to `to` is on.
   static bool route_is_on(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to);
 
 private:
+  // What the network model makes of a route, once per pair of hosts.
+  struct Route {
+    std::vector<const simgrid::s4u::Link*> shared; // its links that are not FATPIPE
+    double latency_s = 0;
+    double narrowest_Bps = 0;
+    bool alone_exact = false; // lone_writes_exact, and no link with other traffic
+  };
+  const Route& route_of(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to);
   // A message's communication ended (`finished`), or failed.
   void ended(const void* activity, bool finished);
+  // The message of `carried` arrived (`finished`), or its way ended without.
+  void way_ended(CarriedMessage* carried, bool finished);
   // An actor ended: if it served a lane, drops what is on its way there.
   void actor_ended(aid_t pid);
   CarriedMessage* take_slot();
@@ -175,9 +224,6 @@ private:
   // Whether this message goes through a mailbox of its lane.
   bool through_mailbox(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, const RxLane& lane,
                        bool links_may_fail) const;
-  // Ends the calling actor's oldest communications through mailboxes, up to
-  // the first that SimGrid has not ended yet.
-  void end_sent_through_mailboxes();
 
   // The messages on their way, in slots reused from one to the next.
   std::deque<CarriedMessage> slots_;
@@ -192,6 +238,12 @@ private:
   // at its ends).
   std::unordered_map<aid_t, std::deque<SentThroughMailbox>> sent_through_mailboxes_;
   std::size_t through_mailboxes_ = 0;
+  std::unordered_map<const simgrid::s4u::Host*, std::unordered_map<const simgrid::s4u::Host*, Route>> routes_;
+  std::unordered_map<const simgrid::s4u::Link*, int> running_on_link_; // the wire's communications on each
+  bool lone_allowed_ = false;
+  std::unordered_set<const simgrid::s4u::Link*> other_traffic_;
+  std::size_t lone_messages_ = 0;
+  static inline std::size_t lone_on_their_way_ = 0;
 };
 
 } // namespace s4bxi::nic

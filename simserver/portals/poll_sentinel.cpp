@@ -103,7 +103,9 @@ bool PollSentinel::something_ends_later()
   // (Not a timer: one may be removed, an E2E timer once its messages are
   // acknowledged, and nothing arms the check then. But an actor's sleep, on
   // a timer too, ends with its wake-up, which arms it.)
-  return some_activity_started() || some_actor_sleeps();
+  // (A message crossing the wire alone is a timer, and queues at its lane:
+  // its engine wakes, or takes it later, which arms it.)
+  return some_activity_started() || some_actor_sleeps() || nic::Wire::lone_on_their_way() > 0;
 }
 
 bool PollSentinel::some_activity_started()
