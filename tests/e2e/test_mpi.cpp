@@ -65,6 +65,32 @@ protected:
         EXPECT_FALSE(contains(r.out, "FAIL") || contains(r.err, "FAIL")) << describe(r);
     }
 
+    // `job` with the boolean `option` on, then off (on `platform`, unless
+    // "default"), network only: the same outputs (a benchmark's wall time
+    // aside), simulated end and events within SimGrid's precision. Returns
+    // both runs, with their reports.
+    std::pair<TracedRun, TracedRun> run_with_and_without(const std::string &option, const std::string &platform,
+                                                         const std::vector<std::string> &job)
+    {
+        auto run_option = [&](const std::string &value) {
+            std::vector<std::string> options{"--cfg=s4bxi/compute:none", "--cfg=" + option + ":" + value};
+            if (platform != "default")
+                options.insert(options.end(), {"--platform", platform});
+            return run_traced(options, job);
+        };
+        std::pair<TracedRun, TracedRun> runs{run_option("yes"), run_option("no")};
+        const auto &[with, without] = runs;
+        const std::string &program = job[2];
+        expect_same_simulated_end(with.result, without.result);
+        const std::regex wall(", wall .*");
+        EXPECT_EQ(sorted_lines(std::regex_replace(with.result.out, wall, "")),
+                  sorted_lines(std::regex_replace(without.result.out, wall, "")))
+            << program;
+        EXPECT_EQ(events_differ(with.events, without.events, kSimGridPrecisionS), "") << program;
+        EXPECT_TRUE(with.report.has_value() && without.report.has_value()) << program;
+        return runs;
+    }
+
     // mpi_hello on nranks: "rank R of N on NAME" with NAME the rank's
     // simulated node, node_of(rank).
     template <typename NodeOf>
@@ -478,21 +504,8 @@ TEST_F(Mpi, LoneCommandsChangeNothingButTheRounds)
           std::pair{std::string(kFatTree16), std::vector<std::string>{"-n", "16", mpi_program("mpi_collectives")}},
           std::pair{std::string("default"),
                     std::vector<std::string>{"-n", "2", std::string(E2E_BINARY_DIR) + "/bench/put_ring", "200", "8"}}}) {
-        auto run_lone = [&](const std::string &lone) {
-            std::vector<std::string> options{"--cfg=s4bxi/compute:none", "--cfg=s4bxi/lone-commands:" + lone};
-            if (platform != "default")
-                options.insert(options.end(), {"--platform", platform});
-            return run_traced(options, job);
-        };
-        const TracedRun lone = run_lone("yes");
-        const TracedRun written = run_lone("no");
+        const auto [lone, written] = run_with_and_without("s4bxi/lone-commands", platform, job);
         const std::string &program = job[2];
-        expect_same_simulated_end(lone.result, written.result);
-        const std::regex wall(", wall .*");
-        EXPECT_EQ(sorted_lines(std::regex_replace(lone.result.out, wall, "")),
-                  sorted_lines(std::regex_replace(written.result.out, wall, "")))
-            << program;
-        EXPECT_EQ(events_differ(lone.events, written.events, kSimGridPrecisionS), "") << program;
         ASSERT_TRUE(lone.report.has_value() && written.report.has_value());
         auto count = [](const TracedRun &run, const char *what) {
             return run.report->get("lone_commands")->get(what)->number;
@@ -524,21 +537,8 @@ TEST_F(Mpi, LoneMessagesChangeNothingButTheRounds)
           std::pair{std::string(kFatTree16), std::vector<std::string>{"-n", "16", mpi_program("mpi_collectives")}},
           std::pair{std::string("default"), std::vector<std::string>{"-n", "2", mpi_program("mpi_pingpong"), "20",
                                                                      "65536"}}}) {
-        auto run_lone = [&](const std::string &lone) {
-            std::vector<std::string> options{"--cfg=s4bxi/compute:none", "--cfg=s4bxi/lone-messages:" + lone};
-            if (platform != "default")
-                options.insert(options.end(), {"--platform", platform});
-            return run_traced(options, job);
-        };
-        const TracedRun lone = run_lone("yes");
-        const TracedRun carried = run_lone("no");
+        const auto [lone, carried] = run_with_and_without("s4bxi/lone-messages", platform, job);
         const std::string &program = job[2];
-        expect_same_simulated_end(lone.result, carried.result);
-        const std::regex wall(", wall .*");
-        EXPECT_EQ(sorted_lines(std::regex_replace(lone.result.out, wall, "")),
-                  sorted_lines(std::regex_replace(carried.result.out, wall, "")))
-            << program;
-        EXPECT_EQ(events_differ(lone.events, carried.events, kSimGridPrecisionS), "") << program;
         ASSERT_TRUE(lone.report.has_value() && carried.report.has_value());
         const double alone = lone.report->get("wire_alone")->number;
         EXPECT_GT(alone, 50) << program;
