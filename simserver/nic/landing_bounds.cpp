@@ -62,10 +62,9 @@ void LandingBounds::configure(const std::vector<platform::Node>& nodes, const st
     least_wire_into_[to] = std::isinf(least) ? 0.0 : least;
     least_answer_wire_into_[to] = std::isinf(least_answer) || not every_node ? 0.0 : least_answer;
   }
-  // Every route between two nodes is measured when every node hosts ranks
-  // (a route into a node without ranks is not: SimGrid 3.32's dragonfly
-  // routing crashes on some of them, and only a program's mistake sends
-  // there).
+  // Every route between two nodes is measured when every node hosts ranks.
+  // (Routes into a node without ranks are not: SimGrid 3.32's dragonfly
+  // routing crashes on some of them.)
   if (every_node && hosting.size() == nodes.size() && nodes.size() > 1) {
     least_wire_s_ = kNever;
     for (unsigned to : hosting)

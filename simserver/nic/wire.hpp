@@ -36,7 +36,7 @@
 // off, messages go host to host (a failed one would stay in its mailbox).
 //
 // A message alone on its route (s4bxi/lone-messages) is no communication at
-// all. The network model (CM02 with unit factors, lone_writes.hpp) makes a
+// all. The network model (CM02 with unit factors, lone_writes.cpp) makes a
 // communication that shares no link with another transfer last its route's
 // latency, then its bytes at the route's narrowest bandwidth; the sender's
 // NIC knows when a new message can go on the wire at the earliest
