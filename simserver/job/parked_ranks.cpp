@@ -108,11 +108,6 @@ std::string why_parked_may_wake(const World& world)
   return why;
 }
 
-bool parked_may_wake(const World& world)
-{
-  return not why_parked_may_wake(world).empty();
-}
-
 std::string kernel_wait_of(const RankPortals& rank)
 {
   // "blocked in the kernel in read(fd 5: pipe:[1234]), outside any emulated

@@ -46,13 +46,12 @@ bool runs_outside_its_call(const World& world, const RankPortals& caller);
 // ended. Returns whether there was any.
 bool release_parked(World& world);
 
-// Whether a parked rank may still be woken: its process runs again, it waits
-// for something outside the job (a terminal, a socket, a child), or another
-// rank's process runs (it may write to the pipe the parked rank reads), or
-// one of its threads took a lane not open yet (its call comes).
-bool parked_may_wake(const World& world);
-// The same, said: "parked rank 3 waits for something outside the job"; empty
-// when none may.
+// Why a parked rank may still be woken, said ("parked rank 3 waits for
+// something outside the job"), or empty when none may: its process runs
+// again, it waits for something outside the job (a terminal, a socket, a
+// child), or another rank's process runs (it may write to the pipe the
+// parked rank reads), or one of its threads took a lane not open yet (its
+// call comes).
 std::string why_parked_may_wake(const World& world);
 
 // What a parked rank waits for: "read(fd 5: pipe:[1234]), outside any

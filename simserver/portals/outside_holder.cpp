@@ -117,7 +117,7 @@ bool OutsideHolder::hold_for_outside(bool idle)
   // waits of e2e.ThreadLanes.AnAbortAfterASleepEndsTheOtherThreadsWaits
   // still blocked).
   std::string why; // what it waits for, for the note
-  // (Seen beside CPU hogs, hpcc at 2 ranks, 1 run in 50 to 70: both ranks'
+  // (Seen beside CPU hogs, hpcc at 2 ranks, about 1 run in 80: both ranks'
   // proxies had taken their PtlEQGet and not served it, with nothing pending
   // in the simulation, when a parked thread of Open MPI made the holder hold
   // for it: held until the run's timeout. Whatever let them stand there, the
@@ -158,8 +158,7 @@ bool OutsideHolder::hold_for_outside(bool idle)
                  static_cast<unsigned>(caller.stats.answers), caller.current_call.c_str(), caller.parked,
                  caller.awaiting_request, caller.poll_blocked, caller.poll_released, caller.request_bell().current(),
                  caller.bell_seen, caller.parked_bell, caller.reply_bell().sleeping.load(std::memory_order_relaxed),
-                 caller.abort_counted,
-                 caller.deferred_until);
+                 caller.abort_counted, caller.deferred_until);
       });
       next_note *= 3;
     }
