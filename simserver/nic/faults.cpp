@@ -65,21 +65,6 @@ std::vector<s4u::Link*> links_named(const std::string& option, const std::string
   return links;
 }
 
-// The links between a node's CPU and its NIC: a command written over a link
-// that is off would make the rank's call fail, which is not a BXI fault.
-std::set<const s4u::Link*> pcie_links(const std::vector<platform::Node>& nodes)
-{
-  std::set<const s4u::Link*> links;
-  for (const auto& node : nodes)
-    for (auto [from, to] : {std::pair{node.cpu, node.nic}, std::pair{node.nic, node.cpu}}) {
-      std::vector<s4u::Link*> route;
-      double latency = 0;
-      from->route_to(to, route, &latency);
-      links.insert(route.begin(), route.end());
-    }
-  return links;
-}
-
 } // namespace
 
 std::vector<std::string> split_list(const std::string& text)
@@ -172,7 +157,9 @@ std::shared_ptr<Faults> Faults::from_options(const std::vector<platform::Node>& 
                                   nodes.front().cpu->get_name() + " to " + nodes.back().cpu->get_name() + ")");
     f.faulty_node_[node->nid] = true;
   }
-  const auto pcie = pcie_links(nodes);
+  // (Not the PCIe: a command written over a link that is off would make the
+  // rank's call fail, which is not a BXI fault.)
+  const auto pcie = platform::pcie_links(nodes);
   auto network_links = [&pcie](const std::string& option, const std::string& name) {
     auto links = links_named(option, name);
     for (auto* link : links)

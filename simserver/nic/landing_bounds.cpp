@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -105,15 +106,8 @@ void configure_lone_messages(World& world)
   // Only where the least route latency is known (LandingBounds::least_wire_s).
   if (not options::lone_messages() || world.wire == nullptr || not(world.landing.least_wire_s() > 0))
     return;
-  std::vector<const simgrid::s4u::Link*> pcie;
-  for (const auto& node : world.nodes)
-    for (const auto& [from, to] : {std::pair{node.cpu, node.nic}, std::pair{node.nic, node.cpu}}) {
-      std::vector<simgrid::s4u::Link*> links;
-      double latency = 0;
-      from->route_to(to, links, &latency);
-      pcie.insert(pcie.end(), links.begin(), links.end());
-    }
-  world.wire->allow_lone_messages(pcie);
+  const std::set<const simgrid::s4u::Link*> pcie = platform::pcie_links(world.nodes);
+  world.wire->allow_lone_messages({pcie.begin(), pcie.end()});
 }
 
 double LandingBounds::wire_latency(unsigned from, unsigned to)

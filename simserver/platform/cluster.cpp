@@ -172,4 +172,17 @@ std::vector<Node> load_cluster(const std::string& spec)
   return nodes;
 }
 
+std::set<const simgrid::s4u::Link*> pcie_links(const std::vector<Node>& nodes)
+{
+  std::set<const simgrid::s4u::Link*> links;
+  for (const auto& node : nodes)
+    for (auto [from, to] : {std::pair{node.cpu, node.nic}, std::pair{node.nic, node.cpu}}) {
+      std::vector<simgrid::s4u::Link*> route;
+      double latency = 0;
+      from->route_to(to, route, &latency);
+      links.insert(route.begin(), route.end());
+    }
+  return links;
+}
+
 } // namespace s4bxi::platform

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,5 +30,9 @@ std::vector<Node> load_cluster(const std::string& spec);
 // Finds the nodes of an already loaded platform: every host X that has a host
 // named X_NIC is a node. Nodes come in natural name order (node2 before node10).
 std::vector<Node> discover_nodes();
+
+// The links between each node's CPU and its NIC, both ways (PCIe): the
+// links on which other transfers than the BXI network's run.
+std::set<const simgrid::s4u::Link*> pcie_links(const std::vector<Node>& nodes);
 
 } // namespace s4bxi::platform
