@@ -12,6 +12,7 @@
 #include "platform/placement.hpp"
 #include "pmi/pmi_server.hpp"
 #include "portals/api.hpp"
+#include "portals/rank_calls.hpp"
 #include "rank_proxy.hpp"
 #include "trace/recorder.hpp"
 #include "world.hpp"
@@ -223,6 +224,7 @@ int main(int argc, char** argv)
   nic::judge_early_answers(world);
   nic::configure_put_forecasts(world);
   nic::configure_landing_bounds(world);
+  world.landing.set_earliest_rank_call([&world](double now) { return portals::earliest_rank_call(world, now); });
   nic::configure_lone_messages(world);
 
   portals::Api api(world);

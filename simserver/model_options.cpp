@@ -198,6 +198,12 @@ Option<bool> g_lone_messages{
     "a timer at its exact landing time instead of a communication of the network model (same simulated results, "
     "one scheduling round less per message)",
     true};
+Option<bool> g_lone_arrivals{
+    "s4bxi/lone-arrivals", nullptr,
+    "With s4bxi/lone-messages: let a message alone on the wire that reaches an idle RX engine, with nothing else "
+    "on its way to that engine until the end of its delay, be handed to the engine at the end of that delay "
+    "instead of at its landing (same simulated results, one scheduling round less per such message)",
+    true};
 Option<bool> g_queued_puts{"s4bxi/queued-puts", nullptr,
                            "Let the process answer a PtlPut itself when it can check its arguments and its payload "
                            "fits the command (inline or PIO, at most 64 bytes): the Put goes to the server with the "
@@ -391,6 +397,7 @@ bool poll_period_in_block() { return g_poll_period_in_block.get(); }
 bool replays_in_block() { return g_replays_in_block.get(); }
 bool lone_commands() { return g_lone_commands.get(); }
 bool lone_messages() { return g_lone_messages.get(); }
+bool lone_arrivals() { return g_lone_arrivals.get(); }
 bool queued_puts() { return g_queued_puts.get(); }
 bool put_forecasts() { return g_put_forecasts.get(); }
 bool queued_unlinks() { return g_queued_unlinks.get(); }

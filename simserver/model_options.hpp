@@ -30,6 +30,7 @@ bool poll_period_in_block();
 bool replays_in_block();
 bool lone_commands();
 bool lone_messages();
+bool lone_arrivals();
 bool queued_puts();
 bool put_forecasts();
 bool queued_unlinks();

@@ -381,6 +381,11 @@ void RankProxy::park()
       rank.parked = false;
       parked_count--;
     }
+    // Woken from outside the simulation: its call comes no sooner than the
+    // ranks' calls were promised to (portals/rank_calls.hpp).
+    if (const double promised = world_.landing.calls_promised_from();
+        rank.process().alive && promised > s4u::Engine::get_clock())
+      s4bxi::sleep_until(promised);
     rank.current_call = call_before;
     if (not dormant)
       portals::Api::charge_blocked(rank, trace::Kind::Wait, start, "blocked in the kernel");
@@ -875,6 +880,10 @@ void RankProxy::serve_lane()
   const double opened_at = static_cast<double>(lane.opened_at_ns) * 1e-9;
   if (opened_at > s4u::Engine::get_clock() + 1e-12 && std::isfinite(opened_at))
     s4bxi::sleep_until(opened_at);
+  // (Opened from outside the simulation: no call sooner than the ranks'
+  // calls were promised to, portals/rank_calls.hpp.)
+  if (const double promised = world_.landing.calls_promised_from(); promised > s4u::Engine::get_clock())
+    s4bxi::sleep_until(promised);
   if (caller_.start_parked) // its thread sleeps in the kernel: the simulation goes on without it
     park();
   for (Wake wake = wait_for_request(); wake != Wake::Ended; wake = wait_for_request()) {

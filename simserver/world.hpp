@@ -23,6 +23,7 @@
 #include <atomic>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -142,6 +143,14 @@ struct RankPortals {
   // whether the poll sentinel let it poll once more (portals/poll_sentinel.hpp).
   bool poll_blocked = false;
   bool poll_released = false;
+  // While its proxy waits in block_until (portals/api_waits.hpp): the
+  // earliest time at which that wait can end by itself (the landing it
+  // sleeps to, or its deadline; infinity: none), and whether a change of
+  // what it waits for (an event or a count written for the rank) may end it
+  // sooner. -infinity otherwise: it serves a call, or its process runs
+  // (portals/rank_calls.hpp).
+  double wait_ends_no_sooner_than = -std::numeric_limits<double>::infinity();
+  bool wait_ends_on_change = false;
   // In PtlEQWait, PtlEQPoll, PtlCTWait or PtlCTPoll: the abort generation the
   // call began under (portals/abort_watch.hpp), and whether the abort watch
   // counts it as a wait that another thread of the process may end.

@@ -121,7 +121,7 @@ void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire, const Message* 
   // own simcalls: nothing else is sent until it is carried.)
   wire_.end_sent_through_mailboxes();
   const double no_transfer_before =
-      options::lone_messages()
+      options::lone_messages() && world_.landing.least_wire_s() > 0 // (else none is alone: configure_lone_messages)
           ? world_.landing.earliest_new_send(now, *message, acknowledged) + world_.landing.least_wire_s()
           : -std::numeric_limits<double>::infinity();
   world_.landing.on_wire(*message, now);

@@ -107,7 +107,7 @@ void configure_lone_messages(World& world)
   if (not options::lone_messages() || world.wire == nullptr || not(world.landing.least_wire_s() > 0))
     return;
   const std::set<const simgrid::s4u::Link*> pcie = platform::pcie_links(world.nodes);
-  world.wire->allow_lone_messages({pcie.begin(), pcie.end()});
+  world.wire->allow_lone_messages({pcie.begin(), pcie.end()}, options::lone_arrivals());
 }
 
 double LandingBounds::wire_latency(unsigned from, unsigned to)
@@ -223,7 +223,7 @@ void LandingBounds::e2e_timer_cleared(unsigned node)
   e2e_timer_[node] = e2e_deadlines_.end();
 }
 
-double LandingBounds::earliest_write(unsigned node, double now) const
+double LandingBounds::earliest_write(unsigned node, double now, double calls_from) const
 {
   if (exact_only_ || sending_[node] > 0)
     return now;
@@ -233,22 +233,24 @@ double LandingBounds::earliest_write(unsigned node, double now) const
   if (not on_way_.empty())
     bound = std::min(bound, *on_way_.begin() + least_answer_wire_into_[node]);
   const double wire = ranks_on_node_[node] > 1 ? 0.0 : least_wire_into_[node];
-  bound = std::min(bound, now + least_tx_s_ + wire + delays_[node].rx_s);
+  bound = std::min(bound, calls_from + least_tx_s_ + wire + delays_[node].rx_s);
   if (not e2e_deadlines_.empty())
     bound = std::min(bound, *e2e_deadlines_.begin());
   return std::max(bound, now);
 }
 
-double LandingBounds::earliest_new_send(double now, const Message& sending, const Message* handled) const
+double LandingBounds::earliest_new_send(double now, const Message& sending, const Message* handled)
 {
   // (A BXI ACK enters no TX queue; every other message goes on the wire from one.)
   const int others_sending = sending_total_ - (sending.kind == Message::Kind::BxiAck ? 0 : 1);
   if (exact_only_ || may_end_early_ || others_sending > 0)
     return now;
-  // A rank's call, at `now` at the earliest, and what the handling of
+  // A rank's call (portals/rank_calls.hpp), and what the handling of
   // `handled` still creates (a response, a released triggered operation):
   // through a TX engine.
-  double bound = now + least_tx_s_;
+  const double calls = earliest_rank_call_ ? earliest_rank_call_(now) : now;
+  calls_promised_from_ = std::max(calls_promised_from_, calls);
+  double bound = calls + least_tx_s_;
   // The messages on their way but these two, whose handling may send a BXI
   // ACK or create an answer (a message's own way ends when it lands, and
   // what its handling creates starts later).

@@ -29,6 +29,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <set>
 #include <unordered_map>
@@ -105,8 +106,10 @@ public:
   void e2e_timer_cleared(unsigned node);
 
   // The earliest time the NIC of `node` can write an event it has not
-  // written yet, as seen at `now` (never before `now`).
-  [[nodiscard]] double earliest_write(unsigned node, double now) const;
+  // written yet, as seen at `now` (never before `now`), the ranks' next
+  // calls coming no sooner than `calls_from` (by default `now`).
+  [[nodiscard]] double earliest_write(unsigned node, double now) const { return earliest_write(node, now, now); }
+  [[nodiscard]] double earliest_write(unsigned node, double now, double calls_from) const;
   // Until when the engine surely has something under way (-infinity: not
   // known): a message on the wire, or received and waiting for or in its RX
   // engine's delay, is handled no earlier than its bound, and until then a
@@ -125,7 +128,14 @@ public:
   // (a BXI ACK, a response, a released triggered operation), a rank's call
   // through a TX engine, an E2E retransmission. `now` when the bounds are
   // not known (exact_only) or a message may end its way early.
-  [[nodiscard]] double earliest_new_send(double now, const Message& sending, const Message* handled) const;
+  [[nodiscard]] double earliest_new_send(double now, const Message& sending, const Message* handled);
+  // What tells the earliest next call of any rank, as seen at `now`, for
+  // earliest_new_send (portals/rank_calls.hpp; until set: `now`).
+  void set_earliest_rank_call(std::function<double(double now)> earliest) { earliest_rank_call_ = std::move(earliest); }
+  // The latest of those earliest next calls so far: a caller that comes from
+  // outside the simulation (a parked one that wakes, a thread's new lane)
+  // calls no sooner, so that what was decided on them holds.
+  [[nodiscard]] double calls_promised_from() const { return calls_promised_from_; }
   // The least route latency between two distinct nodes (0: not measured:
   // beyond kMeasuredNodes nodes, or a node without ranks): no message's
   // bytes start flowing sooner after it went on the wire.
@@ -154,6 +164,8 @@ private:
   std::multiset<double> on_wire_; // the bounds of those that went on the wire (the first copy's)
   std::vector<std::multiset<double>::iterator> e2e_timer_; // per node, or end() when none
   std::multiset<double> e2e_deadlines_;
+  std::function<double(double)> earliest_rank_call_;
+  double calls_promised_from_ = 0;
 };
 
 } // namespace s4bxi::nic

@@ -247,20 +247,22 @@ void Nic::rx_loop(VirtualNetwork network, int lane)
 {
   const double delay = network == VirtualNetwork::Request ? params_.rx_delay_s : params_.response_delay_s;
   RxLane& received = rx_lanes_[static_cast<int>(network)][static_cast<size_t>(lane)];
-  wire_.serve(received);
+  wire_.serve(received, delay);
   while (true) {
     MessagePtr message = received.next();
     trace::Event busy;
     if (trace::active != nullptr) {
-      const double now = s4u::Engine::get_clock();
+      const double now = received.taken_at();
       const uint64_t length = message->payload.size();
       trace::active->record(wire_event(*message, wire_bytes(length), message->sent_at, message->landed_at));
       busy = {.kind = trace::Kind::Rx, .node = node_.nid, .rank = rank_of(*message), .vn = static_cast<int>(network),
               .bytes = length, .start = now, .what = trace::name(kind_of(*message)),
               .src = static_cast<int>(message->src_nid), .actor = lane, .retry = retry_of(*message)};
     }
-    if (message->kind != Message::Kind::BxiAck) // a BXI ACK only clears an E2E entry
-      s4bxi::sleep_for(delay);
+    // (A BXI ACK only clears an E2E entry. A message handed over at the end
+    // of the delay, s4bxi/lone-arrivals, is handled at once.)
+    if (message->kind != Message::Kind::BxiAck && not received.delay_ran())
+      s4bxi::sleep_until(received.taken_at() + delay);
     const MessagePtr handled = message; // on its way until every event of its handling is written
     if (network == VirtualNetwork::Request)
       handle_request(std::move(message));

@@ -10,6 +10,7 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <xbt/asserts.h>
+#include <xbt/config.hpp>
 
 #include <algorithm>
 #include <string>
@@ -42,12 +43,18 @@ const Action& as_action(const simgrid::kernel::resource::NetworkAction& action)
 
 MessagePtr RxLane::next()
 {
+  const bool waited = arrived_.empty();
   while (arrived_.empty()) {
     waiting_ = true;
     wake_->acquire();
   }
   Arrived taken = std::move(arrived_.front());
   arrived_.pop_front();
+  // Taken as it landed when the engine waited for it: at the landing's own
+  // date (a lone message's, exact, where the clock its timer sets may differ
+  // in the last bit, and one handed over late is taken then too); else now.
+  delay_ran_ = taken.delay_ran;
+  taken_at_ = waited || delay_ran_ ? taken.message->landed_at : s4u::Engine::get_clock();
   if (taken.mailbox != nullptr) {
     // Out of its mailbox, which holds nothing else: answered at once, and
     // the mailbox is free for another message.
@@ -78,6 +85,23 @@ void RxLane::on_message_taken_cb(std::function<void()> callback)
   message_taken_callbacks().push_back(std::move(callback));
 }
 
+bool RxLane::idle_by(double when) const
+{
+  // Each handled in turn after its landing (a BXI ACK at once, one handed
+  // over late at its timer): the engine is done no later than the last
+  // timer plus a delay for each. A communication's end is not known.
+  double last = -std::numeric_limits<double>::infinity();
+  std::size_t count = 0;
+  for (const auto& [source, from_source] : on_their_way_)
+    for (const CarriedMessage* at = from_source.first; at != nullptr; at = at->next_from_source) {
+      if (at->landing == nullptr)
+        return false;
+      last = std::max(last, at->landing->get_date());
+      count++;
+    }
+  return count == 0 || last + static_cast<double>(count) * delay_s_ < when;
+}
+
 void RxLane::wake_if_waiting()
 {
   if (waiting_ && not arrived_.empty()) {
@@ -106,6 +130,10 @@ Wire::Wire(long mailboxes_beyond) : mailboxes_beyond_(mailboxes_beyond)
       if (current_wire != nullptr)
         current_wire->actor_ended(actor.get_pid());
     });
+    s4u::Engine::on_time_advance_cb([](double) {
+      if (current_wire != nullptr)
+        current_wire->hand_over_due();
+    });
     return true;
   }();
   (void)connected;
@@ -116,15 +144,17 @@ Wire::~Wire()
   current_wire = nullptr;
 }
 
-void Wire::serve(RxLane& lane)
+void Wire::serve(RxLane& lane, double delay_s)
 {
+  lane.delay_s_ = delay_s;
   engines_[s4u::this_actor::get_pid()] = &lane;
   lane.engine_ = s4u::Actor::self();
 }
 
-void Wire::allow_lone_messages(const std::vector<const s4u::Link*>& other_traffic)
+void Wire::allow_lone_messages(const std::vector<const s4u::Link*>& other_traffic, bool arrivals)
 {
   lone_allowed_ = true;
+  lone_arrivals_allowed_ = arrivals;
   other_traffic_.insert(other_traffic.begin(), other_traffic.end());
   routes_.clear();
 }
@@ -168,12 +198,25 @@ void Wire::carry(MessagePtr message, uint64_t bytes_on_wire, s4u::Host* from, s4
                        return found == running_on_link_.end() || found->second == 0;
                      });
   if (alone) {
+    // Handed over at the end of the engine's delay (s4bxi/lone-arrivals):
+    // the engine waits with nothing queued, is done by the landing with
+    // what is on its way to it (lone messages: known landings), and no new
+    // message lands anywhere before the end of the delay.
+    const bool handed_late = lone_arrivals_allowed_ && lane.delay_s_ > 0 &&
+                             message->kind != Message::Kind::BxiAck && lane.waiting_ && lane.arrived_.empty() &&
+                             landing + lane.delay_s_ < no_transfer_before && lane.idle_by(landing);
     *carried = {nullptr, std::move(message), bytes_on_wire, source, &lane, &lost, false};
-    carried->landing = simgrid::kernel::timer::Timer::set(landing, [this, carried] {
+    carried->lands_at = landing;
+    carried->handed_late = handed_late;
+    if (handed_late)
+      lone_arrivals_++;
+    const double queued_at = handed_late ? landing + lane.delay_s_ : landing;
+    carried->landing = simgrid::kernel::timer::Timer::set(queued_at, [this, carried] {
       carried->landing = nullptr; // (SimGrid frees a timer that ran)
-      lone_on_their_way_--;
-      way_ended(carried, true);
+      arrive_alone(carried);
     });
+    if (handed_late)
+      handed_late_.emplace(queued_at, carried);
     lone_messages_++;
     lone_on_their_way_++;
   } else {
@@ -212,6 +255,40 @@ void Wire::carry(MessagePtr message, uint64_t bytes_on_wire, s4u::Host* from, s4
   from_source.last = carried;
 }
 
+void Wire::forget_handed_late(const CarriedMessage* carried)
+{
+  if (not carried->handed_late)
+    return;
+  for (auto [at, end] = handed_late_.equal_range(carried->lands_at + carried->lane->delay_s_); at != end; ++at)
+    if (at->second == carried) {
+      handed_late_.erase(at);
+      return;
+    }
+}
+
+void Wire::arrive_alone(CarriedMessage* carried)
+{
+  forget_handed_late(carried);
+  lone_on_their_way_--;
+  way_ended(carried, true);
+}
+
+void Wire::hand_over_due()
+{
+  // As the engine's own sleep of its delay would (actor_sleep.hpp): handed
+  // over in the round whose date is within SimGrid's precision of the end
+  // of the delay, not in a round of its own a rounding error later. (Those
+  // due now are left to their timer, which goes off next.)
+  static const double precision = simgrid::config::get_value<double>("surf/precision");
+  const double now = s4u::Engine::get_clock();
+  for (auto due = handed_late_.upper_bound(now); due != handed_late_.end() && due->first - now < precision;) {
+    CarriedMessage* carried = (due++)->second;
+    carried->landing->remove();
+    carried->landing = nullptr;
+    arrive_alone(carried);
+  }
+}
+
 void Wire::ended(const void* activity, bool finished)
 {
   auto found = on_the_wire_.find(activity);
@@ -241,7 +318,7 @@ void Wire::way_ended(CarriedMessage* carried, bool finished)
   }
   if (finished) {
     carried->arrived = true;
-    carried->message->landed_at = s4u::Engine::get_clock();
+    carried->message->landed_at = carried->lands_at >= 0 ? carried->lands_at : s4u::Engine::get_clock();
   } else {
     // Out of the source's list (its mailbox, if any, stays out of the pool:
     // it holds the failed communication). Lost if a link of its route went
@@ -264,7 +341,7 @@ void Wire::way_ended(CarriedMessage* carried, bool finished)
   const std::size_t queued = lane.arrived_.size();
   while (first != nullptr && first->arrived) {
     CarriedMessage* next = first->next_from_source;
-    lane.arrived_.push_back({std::move(first->message), first->mailbox});
+    lane.arrived_.push_back({std::move(first->message), first->mailbox, first->handed_late});
     free_slot(first);
     first = next;
   }
@@ -302,6 +379,7 @@ void Wire::actor_ended(aid_t pid)
   for (CarriedMessage* carried : alone) {
     carried->landing->remove();
     carried->landing = nullptr;
+    forget_handed_late(carried);
     lone_on_their_way_--;
     way_ended(carried, false);
   }

@@ -48,6 +48,17 @@
 // its communication would have (within SimGrid's precision), without the
 // round at the end of its latency nor any work of the network model. Its
 // route must carry nothing but the wire's messages (no PCIe transfer).
+// Such a message whose engine waits, will be done by its landing with what
+// is on its way to it (lone messages: their landings are known), and that
+// no new message can reach before the end of the engine's delay
+// (s4bxi/lone-arrivals; new messages are bounded by the ranks' earliest
+// calls, portals/rank_calls.hpp) is taken at its landing whatever happens
+// meanwhile, and nothing else reaches the engine before it has handled it:
+// its timer goes off at the end of that delay instead (within SimGrid's
+// precision, as the engine's sleep would), and the engine, which would only
+// have slept the delay, handles it at once. One date less in the simulation
+// (its landing), and no wake of the engine there. An engine takes a message
+// it waited for at the landing's own date, either way.
 //
 // A communication that fails (a link of its route goes off) hands its
 // message to the sender's handler of lost messages; the messages of that
@@ -73,6 +84,7 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -113,6 +125,10 @@ struct CarriedMessage {
   const std::vector<const simgrid::s4u::Link*>* counted_on = nullptr;
   // Alone on its route: the timer of its landing (no communication then).
   simgrid::kernel::timer::Timer* landing = nullptr;
+  // Alone: its landing's date (else -1), and whether it is handed over at
+  // the end of its engine's delay (its timer goes off then).
+  double lands_at = -1;
+  bool handed_late = false;
 };
 
 // What one RX engine receives: the messages that arrived and that it has not
@@ -127,6 +143,12 @@ public:
   // The next message, in arrival order; blocks the calling engine until one
   // arrives.
   MessagePtr next();
+  // When, in the model, the engine took the message next() returned last:
+  // its landing if the engine waited for it (or it was handed over at the
+  // end of the engine's delay, s4bxi/lone-arrivals: its delay has run then),
+  // else now.
+  [[nodiscard]] double taken_at() const { return taken_at_; }
+  [[nodiscard]] bool delay_ran() const { return delay_ran_; }
   // Called in an engine's context each time it takes a message. Nobody
   // waits for a message's communication, so its end fires no
   // s4u::Activity::on_completion; the poll sentinel, which counts those as
@@ -142,6 +164,9 @@ private:
     CarriedMessage* last = nullptr;
   };
   void wake_if_waiting();
+  // Whether the engine is done, by `when`, with every message on its way to
+  // it now (none through a communication).
+  [[nodiscard]] bool idle_by(double when) const;
   // An idle mailbox of the pool (made when none is), its engine the
   // permanent receiver.
   simgrid::s4u::Mailbox* take_mailbox();
@@ -149,12 +174,16 @@ private:
   struct Arrived {
     MessagePtr message;
     simgrid::s4u::Mailbox* mailbox; // it came through (to be received), or none
+    bool delay_ran;                 // CarriedMessage::handed_late
   };
   std::deque<Arrived> arrived_;
   std::unordered_map<unsigned, FromSource> on_their_way_; // by source; none for a source with none on its way
   simgrid::s4u::SemaphorePtr wake_;
   bool waiting_ = false; // the engine blocks on wake_
   bool closed_ = false;  // its engine ended
+  double delay_s_ = 0;   // the engine's delay before it handles a message (Wire::serve)
+  double taken_at_ = 0;
+  bool delay_ran_ = false;
   simgrid::s4u::ActorPtr engine_; // Wire::serve
   std::vector<simgrid::s4u::Mailbox*> idle_mailboxes_;
   unsigned mailboxes_made_ = 0;
@@ -182,10 +211,13 @@ public:
   // Lets messages cross alone (s4bxi/lone-messages), but not on a route with
   // one of `other_traffic`, the links that carry other transfers than the
   // wire's (the nodes' PCIe). (Until then, no route is looked at.)
-  void allow_lone_messages(const std::vector<const simgrid::s4u::Link*>& other_traffic);
+  // `arrivals`: and be handed to an idle engine at the end of its delay
+  // (s4bxi/lone-arrivals).
+  void allow_lone_messages(const std::vector<const simgrid::s4u::Link*>& other_traffic, bool arrivals = false);
 
-  // The calling actor is the engine that handles what `lane` receives.
-  void serve(RxLane& lane);
+  // The calling actor is the engine that handles what `lane` receives,
+  // `delay_s` after it takes a message (but a BXI ACK at once).
+  void serve(RxLane& lane, double delay_s = 0);
 
   // Messages not queued at their lane yet (for tests).
   [[nodiscard]] std::size_t on_their_way() const { return slots_.size() - free_.size(); }
@@ -193,6 +225,8 @@ public:
   [[nodiscard]] std::size_t through_mailboxes() const { return through_mailboxes_; }
   // Messages that crossed alone so far, and those on their way now.
   [[nodiscard]] std::size_t lone_messages() const { return lone_messages_; }
+  // Those of them handed over at the end of their engine's delay so far.
+  [[nodiscard]] std::size_t lone_arrivals() const { return lone_arrivals_; }
   [[nodiscard]] static std::size_t lone_on_their_way() { return lone_on_their_way_; }
 
   // Ends the calling actor's oldest communications through mailboxes, up to
@@ -219,6 +253,12 @@ private:
   void way_ended(CarriedMessage* carried, bool finished);
   // An actor ended: if it served a lane, drops what is on its way there.
   void actor_ended(aid_t pid);
+  // A message alone reaches its lane (its timer went off, or it is due).
+  void arrive_alone(CarriedMessage* carried);
+  // Hands over, at a time advance, those handed over late that are due
+  // within SimGrid's precision of the new date.
+  void hand_over_due();
+  void forget_handed_late(const CarriedMessage* carried);
   CarriedMessage* take_slot();
   void free_slot(CarriedMessage* slot);
   // Whether this message goes through a mailbox of its lane.
@@ -241,8 +281,11 @@ private:
   std::unordered_map<const simgrid::s4u::Host*, std::unordered_map<const simgrid::s4u::Host*, Route>> routes_;
   std::unordered_map<const simgrid::s4u::Link*, int> running_on_link_; // the wire's communications on each
   bool lone_allowed_ = false;
+  bool lone_arrivals_allowed_ = false;
+  std::multimap<double, CarriedMessage*> handed_late_; // by the date they are handed over
   std::unordered_set<const simgrid::s4u::Link*> other_traffic_;
   std::size_t lone_messages_ = 0;
+  std::size_t lone_arrivals_ = 0;
   static inline std::size_t lone_on_their_way_ = 0;
 };
 

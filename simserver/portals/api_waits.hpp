@@ -58,6 +58,17 @@ bool block_until(RankPortals& rank, double deadline, Check check, PollPeriods* p
   // Actors run one at a time and only a simcall lets others run: a check
   // and the wait that follows it with no simcall between cannot miss a
   // notification (change_signal.hpp).
+  // What ends each wait, for the earliest next call of any rank
+  // (rank_calls.hpp); nothing once the wait is over.
+  struct Waiting {
+    RankPortals& rank;
+    void until(double date, bool on_change)
+    {
+      rank.wait_ends_no_sooner_than = date;
+      rank.wait_ends_on_change = on_change;
+    }
+    ~Waiting() { until(-std::numeric_limits<double>::infinity(), false); }
+  } waiting{rank};
   while (true) {
     // Its process ended meanwhile (another thread of it exited): nobody
     // waits for the answer any more.
@@ -75,6 +86,7 @@ bool block_until(RankPortals& rank, double deadline, Check check, PollPeriods* p
       periods->ended_on_period = false;
     if (std::isinf(r.next_landing)) {
       // Nothing on its way yet: whatever comes notifies us (up to the deadline).
+      waiting.until(deadline, true);
       if (std::isinf(deadline))
         rank.changed->wait_until(kForever);
       else {
@@ -93,6 +105,7 @@ bool block_until(RankPortals& rank, double deadline, Check check, PollPeriods* p
       const bool rounded = periods != nullptr && periods->period > 0 && until < deadline;
       if (rounded)
         until += rest_of_poll_period(periods->start, until, periods->period);
+      waiting.until(until, false);
       s4bxi::sleep_until(until);
       if (periods != nullptr)
         periods->ended_on_period = rounded;

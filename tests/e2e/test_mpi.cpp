@@ -566,6 +566,33 @@ TEST_F(Mpi, LoneMessagesChangeNothingButTheRounds)
     }
 }
 
+// A message alone on the wire that reaches an idle RX engine, with nothing
+// else able to reach that engine before the end of its delay, is handed over
+// then instead of at its landing (s4bxi/lone-arrivals, nic/wire.hpp): the
+// same events at the same times (within SimGrid's precision), a scheduling
+// round less per such message. The earliest next call of the ranks that wait
+// (portals/rank_calls.hpp) is what lets any qualify: in the ping-pong, the
+// acknowledgments, which land while both ranks wait for a landing.
+TEST_F(Mpi, LoneArrivalsChangeNothingButTheRounds)
+{
+    for (const auto &[platform, job] :
+         {std::pair{std::string("default"),
+                    std::vector<std::string>{"-n", "2", std::string(E2E_BINARY_DIR) + "/bench/mpi_pingpong", "200", "8"}},
+          std::pair{std::string(kFatTree16), std::vector<std::string>{"-n", "16", mpi_program("mpi_collectives")}},
+          std::pair{std::string("default"), std::vector<std::string>{"-n", "2", mpi_program("mpi_pingpong"), "20",
+                                                                     "65536"}}}) {
+        const auto [handed, landed] = run_with_and_without("s4bxi/lone-arrivals", platform, job);
+        const std::string &program = job[2];
+        ASSERT_TRUE(handed.report.has_value() && landed.report.has_value());
+        const double arrivals = handed.report->get("wire_alone_arrivals")->number;
+        EXPECT_GT(arrivals, platform == "default" ? 15 : 0) << program;
+        EXPECT_EQ(landed.report->get("wire_alone_arrivals")->number, 0) << program;
+        const double fewer =
+            landed.report->get("engine_rounds")->number - handed.report->get("engine_rounds")->number;
+        EXPECT_GE(fewer, 0.5 * arrivals) << program << ": rounds saved per message handed over late";
+    }
+}
+
 // The horizon from the messages on their way (s4bxi/horizon-from-traffic):
 // a rank answers its polls up to the earliest time its NIC can write an
 // event, not only a PCIe write after its last answer. Open MPI's ping-pong and
