@@ -69,6 +69,16 @@ protected:
     // "default"), network only: the same outputs (a benchmark's wall time
     // aside), simulated end and events within SimGrid's precision. Returns
     // both runs, with their reports.
+    // The jobs of the tests of messages alone on the wire: (platform, job).
+    // The 2-rank 8 B ping-pong, Open MPI's collectives on a 16-node fat tree,
+    // and a 64 KiB ping-pong (its ACK and BXI ACK leave at one instant).
+    std::vector<std::pair<std::string, std::vector<std::string>>> lone_jobs()
+    {
+        return {{"default", {"-n", "2", std::string(E2E_BINARY_DIR) + "/bench/mpi_pingpong", "200", "8"}},
+                {kFatTree16, {"-n", "16", mpi_program("mpi_collectives")}},
+                {"default", {"-n", "2", mpi_program("mpi_pingpong"), "20", "65536"}}};
+    }
+
     std::pair<TracedRun, TracedRun> run_with_and_without(const std::string &option, const std::string &platform,
                                                          const std::vector<std::string> &job)
     {
@@ -531,12 +541,7 @@ TEST_F(Mpi, LoneCommandsChangeNothingButTheRounds)
 // messages long enough to share their links with nothing.
 TEST_F(Mpi, LoneMessagesChangeNothingButTheRounds)
 {
-    for (const auto &[platform, job] :
-         {std::pair{std::string("default"),
-                    std::vector<std::string>{"-n", "2", std::string(E2E_BINARY_DIR) + "/bench/mpi_pingpong", "200", "8"}},
-          std::pair{std::string(kFatTree16), std::vector<std::string>{"-n", "16", mpi_program("mpi_collectives")}},
-          std::pair{std::string("default"), std::vector<std::string>{"-n", "2", mpi_program("mpi_pingpong"), "20",
-                                                                     "65536"}}}) {
+    for (const auto &[platform, job] : lone_jobs()) {
         const auto [lone, carried] = run_with_and_without("s4bxi/lone-messages", platform, job);
         const std::string &program = job[2];
         ASSERT_TRUE(lone.report.has_value() && carried.report.has_value());
@@ -575,12 +580,7 @@ TEST_F(Mpi, LoneMessagesChangeNothingButTheRounds)
 // acknowledgments, which land while both ranks wait for a landing.
 TEST_F(Mpi, LoneArrivalsChangeNothingButTheRounds)
 {
-    for (const auto &[platform, job] :
-         {std::pair{std::string("default"),
-                    std::vector<std::string>{"-n", "2", std::string(E2E_BINARY_DIR) + "/bench/mpi_pingpong", "200", "8"}},
-          std::pair{std::string(kFatTree16), std::vector<std::string>{"-n", "16", mpi_program("mpi_collectives")}},
-          std::pair{std::string("default"), std::vector<std::string>{"-n", "2", mpi_program("mpi_pingpong"), "20",
-                                                                     "65536"}}}) {
+    for (const auto &[platform, job] : lone_jobs()) {
         const auto [handed, landed] = run_with_and_without("s4bxi/lone-arrivals", platform, job);
         const std::string &program = job[2];
         ASSERT_TRUE(handed.report.has_value() && landed.report.has_value());
