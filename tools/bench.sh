@@ -219,6 +219,27 @@ smpi_comparison() {
       printf "  alltoall 8 B, 32 ranks (ours): %.0f round trips per alltoall over the whole job (start-up included), %.2f per MPI message; %.0f SimGrid rounds per alltoall\n", a, a / 160, r }'
   fi
 
+  # Where the rest goes: how long the server stands still for the ranks'
+  # processes (the report's server_waiting: from an answer to the next call it
+  # waits for), its share of the job's wall time, per answer, and how many
+  # answers had to wake a sleeping process (a futex wake and a scheduling
+  # delay each). Of the run whose share is the median.
+  local name
+  for name in pingpong alltoall; do
+    for report in "$work"/$name.ours.?.json; do
+      awk '/"wall_time_s":/ { gsub(/[,]/, "", $2); wall = $2 }
+           /"server_waiting":/ { line = $0
+             sub(/.*"for_ranks_s": /, "", line); split(line, w, ","); waited = w[1]
+             line = $0; sub(/.*"answers": /, "", line); split(line, a, ","); answers = a[1]
+             line = $0; sub(/.*"wake_ups": /, "", line); split(line, k, ","); woken = k[1] }
+           END { if (wall > 0 && answers > 0)
+                   printf "%.1f %.2f %.0f\n", 100 * waited / wall, 1e6 * waited / answers, 100 * woken / answers }' "$report"
+    done | sort -n | awk -v name="$name" '{ share[NR] = $1; per[NR] = $2; woke[NR] = $3 }
+      END { if (NR == 0) exit; m = int((NR + 1) / 2)
+            printf "  %s (ours): the server waits for the ranks %.0f%% of the wall time, %.1f us per answer; %.0f%% of the answers woke a sleeping process\n",
+                   name == "pingpong" ? "8 B ping-pong" : "alltoall 8 B, 32 ranks", share[m], per[m], woke[m] }'
+  done
+
   # SimGrid's scheduling rounds per MPI message (the report's engine_rounds:
   # every sleep, message and wake-up of the model), and what SimGrid alone
   # takes for as many rounds, measured now with no model and no process
