@@ -75,12 +75,6 @@ bool actors_run_one_at_a_time()
   return sequential;
 }
 
-double precision()
-{
-  static const double value = simgrid::config::get_value<double>("surf/precision");
-  return value;
-}
-
 // SimGrid ends together every action that ends within its precision of the
 // date it moves to (surf/precision: double_equals in its models), a sleep of
 // this_actor::sleep_for included, whereas a timer goes off only once its date
@@ -93,7 +87,7 @@ void hook_time_advances()
     s4u::Engine::on_time_advance_cb([](double) {
       const double now = s4u::Engine::get_clock();
       auto& all = groups();
-      for (auto due = all.upper_bound(now); due != all.end() && due->first - now < precision();) {
+      for (auto due = all.upper_bound(now); due != all.end() && due->first - now < time_precision();) {
         auto group = due++;
         group->second.timer->remove();
         wake(group);
@@ -105,6 +99,12 @@ void hook_time_advances()
 }
 
 } // namespace
+
+double time_precision()
+{
+  static const double value = simgrid::config::get_value<double>("surf/precision");
+  return value;
+}
 
 void sleep_until(double when)
 {
@@ -176,7 +176,7 @@ bool some_actor_sleeps()
   // Not those due now, or within the precision: SimGrid's models end such
   // sleep actions before time advance callbacks run.
   const auto& all = groups();
-  return not all.empty() && all.rbegin()->first - s4u::Engine::get_clock() >= precision();
+  return not all.empty() && all.rbegin()->first - s4u::Engine::get_clock() >= time_precision();
 }
 
 void sleep_for(double duration)

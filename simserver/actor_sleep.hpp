@@ -24,6 +24,10 @@ void sleep_for(double duration);
 // Whether an actor sleeps here: a wake is then on its way, as a sleep action
 // of SimGrid's models would be (portals/poll_sentinel.cpp looks at both).
 bool some_actor_sleeps();
+// SimGrid's precision (surf/precision): what ends within it of the date
+// time moves to ends in that round, as SimGrid's models end their actions;
+// the server's timers do the same (here, and nic/wire.cpp).
+double time_precision();
 // Called in the actor's context once it wakes from a sleep, as SimGrid's
 // Actor::on_wake_up is after this_actor::sleep_for.
 void on_wake_up_cb(std::function<void()> callback);

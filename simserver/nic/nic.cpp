@@ -252,11 +252,11 @@ void Nic::rx_loop(VirtualNetwork network, int lane)
     MessagePtr message = received.next();
     trace::Event busy;
     if (trace::active != nullptr) {
-      const double now = received.taken_at();
+      const double taken = received.taken_at();
       const uint64_t length = message->payload.size();
       trace::active->record(wire_event(*message, wire_bytes(length), message->sent_at, message->landed_at));
       busy = {.kind = trace::Kind::Rx, .node = node_.nid, .rank = rank_of(*message), .vn = static_cast<int>(network),
-              .bytes = length, .start = now, .what = trace::name(kind_of(*message)),
+              .bytes = length, .start = taken, .what = trace::name(kind_of(*message)),
               .src = static_cast<int>(message->src_nid), .actor = lane, .retry = retry_of(*message)};
     }
     // (A BXI ACK only clears an E2E entry. A message handed over at the end

@@ -1,6 +1,7 @@
 #include "wire.hpp"
 
 #include "nic.hpp" // lone_writes_exact
+#include "../actor_sleep.hpp" // time_precision
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/kernel/resource/Action.hpp>
@@ -10,7 +11,6 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <xbt/asserts.h>
-#include <xbt/config.hpp>
 
 #include <algorithm>
 #include <string>
@@ -213,10 +213,10 @@ void Wire::carry(MessagePtr message, uint64_t bytes_on_wire, s4u::Host* from, s4
     const double queued_at = handed_late ? landing + lane.delay_s_ : landing;
     carried->landing = simgrid::kernel::timer::Timer::set(queued_at, [this, carried] {
       carried->landing = nullptr; // (SimGrid frees a timer that ran)
-      arrive_alone(carried);
+      end_alone(carried, true);
     });
     if (handed_late)
-      handed_late_.emplace(queued_at, carried);
+      carried->handed_late_at = handed_late_.emplace(queued_at, carried);
     lone_messages_++;
     lone_on_their_way_++;
   } else {
@@ -255,22 +255,16 @@ void Wire::carry(MessagePtr message, uint64_t bytes_on_wire, s4u::Host* from, s4
   from_source.last = carried;
 }
 
-void Wire::forget_handed_late(const CarriedMessage* carried)
+void Wire::end_alone(CarriedMessage* carried, bool finished)
 {
-  if (not carried->handed_late)
-    return;
-  for (auto [at, end] = handed_late_.equal_range(carried->lands_at + carried->lane->delay_s_); at != end; ++at)
-    if (at->second == carried) {
-      handed_late_.erase(at);
-      return;
-    }
-}
-
-void Wire::arrive_alone(CarriedMessage* carried)
-{
-  forget_handed_late(carried);
+  if (carried->landing != nullptr) {
+    carried->landing->remove();
+    carried->landing = nullptr;
+  }
+  if (carried->handed_late)
+    handed_late_.erase(carried->handed_late_at);
   lone_on_their_way_--;
-  way_ended(carried, true);
+  way_ended(carried, finished);
 }
 
 void Wire::hand_over_due()
@@ -279,14 +273,9 @@ void Wire::hand_over_due()
   // over in the round whose date is within SimGrid's precision of the end
   // of the delay, not in a round of its own a rounding error later. (Those
   // due now are left to their timer, which goes off next.)
-  static const double precision = simgrid::config::get_value<double>("surf/precision");
   const double now = s4u::Engine::get_clock();
-  for (auto due = handed_late_.upper_bound(now); due != handed_late_.end() && due->first - now < precision;) {
-    CarriedMessage* carried = (due++)->second;
-    carried->landing->remove();
-    carried->landing = nullptr;
-    arrive_alone(carried);
-  }
+  for (auto due = handed_late_.upper_bound(now); due != handed_late_.end() && due->first - now < time_precision();)
+    end_alone((due++)->second, true);
 }
 
 void Wire::ended(const void* activity, bool finished)
@@ -376,13 +365,8 @@ void Wire::actor_ended(aid_t pid)
   for (const auto& comm : running)
     comm->cancel();
   // (Their timers would keep the clock going too.)
-  for (CarriedMessage* carried : alone) {
-    carried->landing->remove();
-    carried->landing = nullptr;
-    forget_handed_late(carried);
-    lone_on_their_way_--;
-    way_ended(carried, false);
-  }
+  for (CarriedMessage* carried : alone)
+    end_alone(carried, false);
 }
 
 bool Wire::route_is_on(const s4u::Host* from, const s4u::Host* to)

@@ -129,6 +129,7 @@ struct CarriedMessage {
   // the end of its engine's delay (its timer goes off then).
   double lands_at = -1;
   bool handed_late = false;
+  std::multimap<double, CarriedMessage*>::iterator handed_late_at{}; // (Wire::handed_late_, while handed_late)
 };
 
 // What one RX engine receives: the messages that arrived and that it has not
@@ -253,12 +254,12 @@ private:
   void way_ended(CarriedMessage* carried, bool finished);
   // An actor ended: if it served a lane, drops what is on its way there.
   void actor_ended(aid_t pid);
-  // A message alone reaches its lane (its timer went off, or it is due).
-  void arrive_alone(CarriedMessage* carried);
+  // A message alone ends its way: it reached its lane (`finished`: its
+  // timer went off, or it is due), or its engine ended. Its timer goes.
+  void end_alone(CarriedMessage* carried, bool finished);
   // Hands over, at a time advance, those handed over late that are due
   // within SimGrid's precision of the new date.
   void hand_over_due();
-  void forget_handed_late(const CarriedMessage* carried);
   CarriedMessage* take_slot();
   void free_slot(CarriedMessage* slot);
   // Whether this message goes through a mailbox of its lane.
