@@ -176,6 +176,18 @@ struct Event {
   uint8_t overflow_list; // 1 when the data went through an overflow-list entry
 };
 
+// Whether two events say the same, field by field (the padding left out): an
+// event the process expected against the one the NIC wrote.
+inline bool same_fields(const Event& a, const Event& b)
+{
+  return a.start == b.start && a.user_ptr == b.user_ptr && a.hdr_data == b.hdr_data && a.match_bits == b.match_bits &&
+         a.rlength == b.rlength && a.mlength == b.mlength && a.remote_offset == b.remote_offset &&
+         a.initiator.rank_or_nid == b.initiator.rank_or_nid && a.initiator.pid == b.initiator.pid && a.uid == b.uid &&
+         a.pt_index == b.pt_index && a.type == b.type && a.ni_fail_type == b.ni_fail_type &&
+         a.atomic_operation == b.atomic_operation && a.atomic_type == b.atomic_type &&
+         a.overflow_list == b.overflow_list;
+}
+
 struct CTEvent {
   uint64_t success;
   uint64_t failure;
@@ -689,6 +701,14 @@ struct PutForecast {
   uint32_t pad = 0;
 };
 
+// How far a time the process forecast may be from the server's: how far its
+// clock may be from the server's (`rounding`, seconds), and its clock
+// counting whole nanoseconds.
+inline double forecast_tolerance_s(double rounding)
+{
+  return (rounding > 0.0 ? rounding : 0.0) + 1e-9;
+}
+
 // A Put queued with a forecast: what the process took for its end and, when
 // it expected one, for its SEND event; the server checks both
 // (RankProxy::run_queued_call, Nic::deliver_send_event).
@@ -704,9 +724,20 @@ struct ForecastPut {
   uint32_t pad = 0;
   double rounding = 0.0;   // how far the process's clock may be from the server's (seconds)
 
-  // How far a forecast time may be from the server's: that rounding, and
-  // the process's clock counting whole nanoseconds.
-  [[nodiscard]] double tolerance_s() const { return (rounding > 0.0 ? rounding : 0.0) + 1e-9; }
+  [[nodiscard]] double tolerance_s() const { return forecast_tolerance_s(rounding); }
+  Event event{};
+};
+
+// An append queued with the forecast of its LINK event (s4bxi/link-forecasts,
+// preload/queued_appends.hpp): the process added `event` to the end of the
+// portal table entry's queue, landing at `landing`; the server checks it
+// (Api::append).
+struct ForecastLink {
+  uint32_t used = 0; // 1: the process went on from the forecast
+  uint32_t pad = 0;
+  double landing = 0.0;  // simulated seconds
+  double rounding = 0.0; // as ForecastPut::rounding
+  [[nodiscard]] double tolerance_s() const { return forecast_tolerance_s(rounding); }
   Event event{};
 };
 
@@ -729,6 +760,7 @@ inline constexpr unsigned kMaxQueuedCalls = 8;
 struct QueuedCall {
   Op op; // Op::Put, Op::Append or Op::Unlink
   ForecastPut forecast; // Op::Put
+  ForecastLink link_forecast; // Op::Append
   uint32_t steps_before;
   LocalPolls local_polls;
   uint64_t compute_ns;      // thread CPU time between those polls and the call
@@ -753,8 +785,13 @@ struct QueuedCall {
 // unexpected header: an append there with its LINK event disabled makes the
 // NIC write no event (portals/api_lists.cpp, Api::append), as long as no
 // message has arrived since, which none does before the reply's horizon.
+// With s4bxi/link-forecasts, the queue of each portal table entry that has
+// one (the first kAppendPermitQueues of them): an append there that makes the
+// NIC write its LINK event alone, at once, lets the process expect that event
+// a PCIe write later.
 inline constexpr unsigned kMaxAppendPermits = 4;
 inline constexpr unsigned kAppendPermitPts = 256;
+inline constexpr unsigned kAppendPermitQueues = 8;
 struct AppendPermit {
   Handle ni = kHandleInvalid; // kHandleInvalid: no permit
   uint32_t matching = 0;
@@ -762,6 +799,13 @@ struct AppendPermit {
   uint32_t padding_ = 0;
   uint64_t pts_with_room[kAppendPermitPts / 64]{}; // bit i: PT index i
   uint64_t pts_without_unexpected[kAppendPermitPts / 64]{};
+  struct PtQueue {
+    uint32_t pt_index;
+    Handle eq;
+  };
+  uint32_t pt_queue_count = 0; // of pt_queues
+  uint32_t padding2_ = 0;
+  PtQueue pt_queues[kAppendPermitQueues]{};
 };
 
 // Reply::flags: the call was answered before its simulated end (a PtlPut

@@ -226,29 +226,58 @@ void note_own_call(int64_t at_ns)
     horizon_ns = std::min(horizon_ns, at_ns + event_write_ns);
 }
 
+namespace {
+
+// Whether an event the NIC writes now for a call of the process's own, into
+// `eq`, landing at `landing_ns`, can join the mirror: the NIC writes it after
+// every event already in its queue (they land in the order they are written),
+// and none it has not written yet lands before `horizon`. The queue must have
+// room for it then: its events not taken by now, at most (the process may
+// take some before it).
+bool room_for_own_event(ipc::Handle eq, int64_t landing_ns, int64_t horizon)
+{
+  const Queue* queue = find(eq);
+  return queue != nullptr && not queue->dropped && queue->beyond == 0 && queue->mirrored < ipc::kMaxMirroredEvents &&
+         queue->mirrored - queue->taken < queue->capacity && landing_ns + margin_ns < horizon;
+}
+
+void add_own_event(ipc::Handle eq, int64_t landing_ns, const ipc::Event& event)
+{
+  if (Queue* queue = find(eq); queue != nullptr && queue->mirrored < ipc::kMaxMirroredEvents)
+    queue->events[queue->mirrored++] = {landing_ns, event};
+}
+
+} // namespace
+
 bool expects_own_put(const queued_puts::Forecast& forecast)
 {
   if (horizon_ns == 0)
     return false;
-  if (not forecast.send_event)
-    return true;
-  // The NIC writes it after every event already in its queue (they land in
-  // the order they are written); none it has not written yet lands before
-  // the horizon. The queue must have room for it then: its events not taken
-  // by now, at most (the process may take some before it).
-  const Queue* queue = find(forecast.eq);
-  const int64_t horizon = std::min(horizon_ns, forecast.own_events_ns);
-  return queue != nullptr && not queue->dropped && queue->beyond == 0 && queue->mirrored < ipc::kMaxMirroredEvents &&
-         queue->mirrored - queue->taken < queue->capacity && forecast.send_landing_ns + margin_ns < horizon;
+  return not forecast.send_event ||
+         room_for_own_event(forecast.eq, forecast.send_landing_ns, std::min(horizon_ns, forecast.own_events_ns));
 }
 
 void expect_own_put(const queued_puts::Forecast& forecast)
 {
   if (forecast.send_event)
-    if (Queue* queue = find(forecast.eq); queue != nullptr && queue->mirrored < ipc::kMaxMirroredEvents)
-      queue->events[queue->mirrored++] = {forecast.send_landing_ns, forecast.event};
+    add_own_event(forecast.eq, forecast.send_landing_ns, forecast.event);
   horizon_ns = std::min(horizon_ns, forecast.own_events_ns);
   streak.end();
+}
+
+int64_t own_event_landing(int64_t at_ns)
+{
+  return at_ns + event_write_ns;
+}
+
+bool expects_own_event(ipc::Handle eq, int64_t landing_ns)
+{
+  return horizon_ns > 0 && room_for_own_event(eq, landing_ns, horizon_ns);
+}
+
+void expect_own_event(ipc::Handle eq, int64_t landing_ns, const ipc::Event& event)
+{
+  add_own_event(eq, landing_ns, event);
 }
 
 int64_t rounding_margin_ns()

@@ -68,6 +68,15 @@ void note_own_call(int64_t at_ns);
 bool expects_own_put(const queued_puts::Forecast& forecast);
 void expect_own_put(const queued_puts::Forecast& forecast);
 
+// An event the NIC writes for a call of the process's own at `at_ns`, alone
+// (the LINK event of an append, queued_appends.hpp): when it lands, a PCIe
+// write later; whether the mirror can take it in, into `eq` (as for a Put's
+// SEND above); then takes it in. The horizon stays: the call makes no other
+// event.
+int64_t own_event_landing(int64_t at_ns);
+bool expects_own_event(ipc::Handle eq, int64_t landing_ns);
+void expect_own_event(ipc::Handle eq, int64_t landing_ns, const ipc::Event& event);
+
 // The rounding margin between the process's clock and the server's, now.
 int64_t rounding_margin_ns();
 

@@ -20,11 +20,20 @@ namespace s4bxi::preload::queued_appends {
 // Learns the permits written with a reply (none when `enabled` is false).
 void on_reply(std::span<const ipc::AppendPermit> permits, bool enabled);
 
+// The events the NIC writes for an append made before the reply's horizon
+// (portals/api_lists.cpp, Api::append), when the permit tells them: an
+// overflow entry's append, or a priority entry's where no unexpected header
+// waited, makes none with its LINK event disabled (`none`), else its LINK
+// event alone, at once, into the queue of its portal table entry (`link_eq`,
+// when the permit names it: s4bxi/link-forecasts).
+struct AppendEvents {
+  bool none = false;
+  ipc::Handle link_eq = ipc::kHandleInvalid;
+};
+
 // The handle `args` gets when the process may answer it itself, else
-// kHandleInvalid (the server must). The permit is then spent. Also whether
-// the append, made before the reply's horizon, makes the NIC write no event
-// (`writes_no_event`: its LINK event disabled, and an overflow entry, or a
-// priority one on an entry that had no unexpected header).
-ipc::Handle admit(const ipc::AppendArgs& args, bool* writes_no_event = nullptr);
+// kHandleInvalid (the server must). The permit is then spent. Also the
+// events the append makes, as far as the permit tells them.
+ipc::Handle admit(const ipc::AppendArgs& args, AppendEvents* events = nullptr);
 
 } // namespace s4bxi::preload::queued_appends

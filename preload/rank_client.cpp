@@ -659,14 +659,28 @@ ipc::Handle queue_append(const ipc::AppendArgs& args)
   const sim_clock::LocalStep planned = sim_clock::plan_local_step();
   if (not planned.possible)
     return ipc::kHandleInvalid;
-  bool writes_no_event = false;
-  const ipc::Handle entry = queued_appends::admit(args, &writes_no_event);
+  queued_appends::AppendEvents events;
+  const ipc::Handle entry = queued_appends::admit(args, &events);
   if (entry == ipc::kHandleInvalid)
     return entry;
   ipc::QueuedCall call{};
   call.op = ipc::Op::Append;
   call.entry = entry;
   call.args.append = args;
+  // Its LINK event alone, as the server writes it (Api::append), expected
+  // where the mirror can take it in.
+  const int64_t link_landing = local_polls::own_event_landing(planned.start_ns);
+  const bool link_expected =
+      events.link_eq != ipc::kHandleInvalid && local_polls::expects_own_event(events.link_eq, link_landing);
+  if (link_expected) {
+    call.link_forecast.used = 1;
+    call.link_forecast.landing = static_cast<double>(link_landing) * 1e-9; // (the server's seconds)
+    call.link_forecast.rounding =
+        static_cast<double>(local_polls::rounding_margin_ns() + (planned.counted ? 1 : 0)) * 1e-9;
+    call.link_forecast.event.type = ipc::EventKind::Link;
+    call.link_forecast.event.user_ptr = args.user_ptr;
+    call.link_forecast.event.pt_index = args.pt_index;
+  }
   // (Not queued: the permit is spent, and the server appends it with an
   // index of its own.)
   if (not queue(call, planned, planned.start_ns))
@@ -675,7 +689,9 @@ ipc::Handle queue_append(const ipc::AppendArgs& args)
   // on being answered here (its events, if any, land from a PCIe write on).
   // It ends the poll streak, as any call but a poll.
   local_polls::end_streak();
-  if (not writes_no_event)
+  if (link_expected)
+    local_polls::expect_own_event(events.link_eq, link_landing, call.link_forecast.event);
+  else if (not events.none)
     local_polls::note_own_call(planned.start_ns);
   return entry;
 }

@@ -217,6 +217,13 @@ Option<bool> g_put_forecasts{"s4bxi/put-forecasts", nullptr,
                               "goes on answering its polls instead of asking the server after the Put (same "
                               "simulated results, one round trip less per such Put)",
                               true};
+Option<bool> g_link_forecasts{"s4bxi/link-forecasts", nullptr,
+                               "With s4bxi/queued-appends: tell the process with each answer the event queue of its "
+                               "portal table entries, so that an append it answers itself whose one event is its LINK "
+                               "(a priority entry where no unexpected header waits, or an overflow entry) lets it "
+                               "expect that event a PCIe write later and go on answering its polls (same simulated "
+                               "results, one round trip less per such append that the program waits on)",
+                               true};
 Option<bool> g_queued_unlinks{"s4bxi/queued-unlinks", nullptr,
                               "Let the process answer a PtlMEUnlink/PtlLEUnlink itself for an entry it appended that "
                               "the NIC never unlinks (neither use-once nor managing its local offset with a "
@@ -400,6 +407,7 @@ bool lone_messages() { return g_lone_messages.get(); }
 bool lone_arrivals() { return g_lone_arrivals.get(); }
 bool queued_puts() { return g_queued_puts.get(); }
 bool put_forecasts() { return g_put_forecasts.get(); }
+bool link_forecasts() { return g_link_forecasts.get(); }
 bool queued_unlinks() { return g_queued_unlinks.get(); }
 bool huge_pages() { return g_huge_pages.get(); }
 bool queued_appends() { return g_queued_appends.get(); }

@@ -33,6 +33,7 @@ bool lone_messages();
 bool lone_arrivals();
 bool queued_puts();
 bool put_forecasts();
+bool link_forecasts();
 bool queued_unlinks();
 // Ranks back their large communication buffers with huge pages (preload/huge_pages.hpp).
 bool huge_pages();

@@ -650,8 +650,11 @@ void RankProxy::run_queued_call(const ipc::QueuedCall& queued)
   }
   if (queued.op == ipc::Op::Put)
     rank.queued_put_payload = std::span(queued.put_payload, queued.args.put.captured_length);
+  if (queued.op == ipc::Op::Append && queued.link_forecast.used != 0)
+    rank.link_forecast = &queued.link_forecast; // (checked by Api::append)
   const ipc::Reply answer = serve(request, nullptr);
   rank.put_forecast = nullptr;
+  rank.link_forecast = nullptr;
   rank.queued_put_payload = {};
   if (forecast) {
     if (const double end = s4u::Engine::get_clock(); std::abs(end - queued.forecast.end) > queued.forecast.tolerance_s() &&

@@ -211,6 +211,9 @@ struct RankPortals {
   // forecast, if the process went on from one (nic/put_forecast.hpp; the
   // operation carries it to its SEND event), and the payload it captured.
   const ipc::ForecastPut* put_forecast = nullptr;
+  // While it runs an append the process queued expecting its LINK event
+  // (s4bxi/link-forecasts): that forecast, which Api::append checks.
+  const ipc::ForecastLink* link_forecast = nullptr;
   std::span<const unsigned char> queued_put_payload;
 
   [[nodiscard]] uint32_t nid() const { return portals_nid(node); }
@@ -343,6 +346,9 @@ struct World {
   // none: each is warned of).
   uint64_t put_forecasts = 0;
   uint64_t put_forecast_misses = 0;
+  // The same for the LINK events of appends (Api::append).
+  uint64_t link_forecasts = 0;
+  uint64_t link_forecast_misses = 0;
 
   // Portals (nid, pid) -> rank, for delivering messages.
   std::map<std::pair<unsigned, uint32_t>, unsigned> by_address;

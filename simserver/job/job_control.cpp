@@ -255,6 +255,9 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
   // event, and those that did not go as forecast (expected none).
   out << "  \"put_forecasts\": {\"used\": " << world_.put_forecasts << ", \"missed\": " << world_.put_forecast_misses
       << "},\n";
+  // The same for appends queued with a forecast of their LINK event.
+  out << "  \"link_forecasts\": {\"used\": " << world_.link_forecasts << ", \"missed\": " << world_.link_forecast_misses
+      << "},\n";
   // Commands written over PCIe alone, as sleeps (s4bxi/lone-commands), and
   // the other writes that began during one (expected none).
   out << "  \"lone_commands\": {\"written\": " << world_.lone_commands

@@ -101,6 +101,10 @@ private:
   // Fills mismatch_detail_ with the first event of `queue` against a poll's end.
   void describe_landing(const EventQueue* queue, double poll_end);
   std::string mismatch_detail_;
+  // An append the process answered itself expecting its LINK event
+  // (s4bxi/link-forecasts): counts it, and warns when `link`, the event
+  // written, is not the one expected.
+  void check_link_forecast(const RankPortals& rank, const ipc::ForecastLink& forecast, const PendingEvent* link);
   ipc::Reply handle_call(RankPortals& rank, const ipc::Request& request);
   // The call itself, once handle() has done what every call needs.
   ipc::Reply dispatch(RankPortals& rank, const ipc::Request& request);

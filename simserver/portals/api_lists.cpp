@@ -2,6 +2,7 @@
 #include "api.hpp"
 
 #include "../actor_sleep.hpp"
+#include "../model_options.hpp"
 #include "api_internal.hpp"
 #include "event_delivery.hpp"
 #include "lists.hpp"
@@ -9,6 +10,11 @@
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
+
+#include <cmath>
+
+XBT_LOG_EXTERNAL_DEFAULT_CATEGORY(s4bxi_portals);
 
 namespace s4bxi::portals {
 
@@ -87,17 +93,39 @@ Reply Api::append(RankPortals& rank, const ipc::AppendArgs& args)
       // an entry in no list, until PtlMEUnlink.
       linked.linked = false;
     }
+    if (rank.link_forecast != nullptr)
+      check_link_forecast(rank, *rank.link_forecast, nullptr); // (it expected the entry linked)
     return reply;
   }
   list.push_back(*index);
+  const PendingEvent* link = nullptr;
   if ((args.entry.options & kEntryEventLinkDisable) == 0) {
     ipc::Event event{};
     event.type = ipc::EventKind::Link;
     event.user_ptr = args.user_ptr;
     event.pt_index = args.pt_index;
-    post_event(rank, *ni, pt.eq, event);
+    link = post_event(rank, *ni, pt.eq, event);
   }
+  if (rank.link_forecast != nullptr)
+    check_link_forecast(rank, *rank.link_forecast, link);
   return reply;
+}
+
+void Api::check_link_forecast(const RankPortals& rank, const ipc::ForecastLink& forecast, const PendingEvent* link)
+{
+  // The process went on from the forecast (preload/queued_appends.hpp): it
+  // took this LINK event for the one it expected, landing when it expected
+  // (within the rounding of its nanosecond clock). Anything else, the whole
+  // append included, is checked by its replays and RankProxy::run_queued_call.
+  world_.link_forecasts++;
+  if (link != nullptr && std::abs(link->visible_at - forecast.landing) <= forecast.tolerance_s() &&
+      ipc::same_fields(link->event, forecast.event))
+    return;
+  if (world_.link_forecast_misses++ == 0)
+    XBT_WARN("rank %u's append did not go as its process forecast: its LINK event %s %.12g s, forecast landing at "
+             "%.12g s (a bug: please report it; counted in the report's link_forecasts)",
+             rank.rank, link != nullptr ? "landed at" : "is none,", link != nullptr ? link->visible_at : 0.0,
+             forecast.landing);
 }
 
 void Api::write_append_permits(RankPortals& rank, std::span<ipc::AppendPermit> permits)
@@ -117,6 +145,7 @@ void Api::write_append_permits(RankPortals& rank, std::span<ipc::AppendPermit> p
     permit.matching = ni->matching ? 1 : 0;
     permit.entry = encode_handle(ni->matching ? HandleKind::ME : HandleKind::LE, ni->slot, *ni->reserved_entry);
     const auto room = static_cast<size_t>(ni->limits.max_list_size);
+    const bool link_forecasts = options::link_forecasts() && options::local_polls();
     for (const uint32_t i : ni->allocated_pts) {
       const PortalTableEntry& pt = ni->portal_table[i];
       if (i >= ipc::kAppendPermitPts)
@@ -125,6 +154,8 @@ void Api::write_append_permits(RankPortals& rank, std::span<ipc::AppendPermit> p
         permit.pts_with_room[i / 64] |= uint64_t{1} << (i % 64);
       if (pt.unexpected.empty())
         permit.pts_without_unexpected[i / 64] |= uint64_t{1} << (i % 64);
+      if (link_forecasts && pt.eq != ipc::kHandleNone && permit.pt_queue_count < ipc::kAppendPermitQueues)
+        permit.pt_queues[permit.pt_queue_count++] = {i, pt.eq};
     }
   }
   for (; written < permits.size(); ++written)

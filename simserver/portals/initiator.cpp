@@ -113,17 +113,9 @@ void Nic::check_forecast(const InitiatorOp& op, const portals::PendingEvent* pos
       return;
   }
   bool as_forecast = forecast.send_later == 0 && (posted != nullptr) == (forecast.send_event != 0);
-  if (as_forecast && posted != nullptr) {
-    const ipc::Event& a = posted->event;
-    const ipc::Event& b = forecast.event;
-    as_forecast = std::abs(posted->visible_at - forecast.send_landing) <= forecast.tolerance_s() && a.type == b.type &&
-                  a.ni_fail_type == b.ni_fail_type && a.user_ptr == b.user_ptr && a.match_bits == b.match_bits &&
-                  a.pt_index == b.pt_index && a.mlength == b.mlength && a.rlength == b.rlength &&
-                  a.hdr_data == b.hdr_data && a.remote_offset == b.remote_offset && a.start == b.start &&
-                  a.initiator.rank_or_nid == b.initiator.rank_or_nid && a.initiator.pid == b.initiator.pid &&
-                  a.uid == b.uid && a.atomic_operation == b.atomic_operation && a.atomic_type == b.atomic_type &&
-                  a.overflow_list == b.overflow_list;
-  }
+  if (as_forecast && posted != nullptr)
+    as_forecast = std::abs(posted->visible_at - forecast.send_landing) <= forecast.tolerance_s() &&
+                  ipc::same_fields(posted->event, forecast.event);
   if (as_forecast)
     return;
   if (world_.put_forecast_misses++ == 0)

@@ -83,9 +83,9 @@ TEST_F(QueuedAppends, TellsWhetherTheAppendMakesTheNicWriteAnEvent)
   permits[0].pts_without_unexpected[0] = uint64_t{1} << 12;
   auto writes_no_event = [this](ipc::AppendArgs args) {
     queued_appends::on_reply(permits, true);
-    bool quiet = false;
-    EXPECT_EQ(queued_appends::admit(args, &quiet), kEntry);
-    return quiet;
+    queued_appends::AppendEvents events;
+    EXPECT_EQ(queued_appends::admit(args, &events), kEntry);
+    return events.none;
   };
   ipc::AppendArgs linked = append();
   EXPECT_FALSE(writes_no_event(linked)); // its LINK event
@@ -97,6 +97,45 @@ TEST_F(QueuedAppends, TellsWhetherTheAppendMakesTheNicWriteAnEvent)
   ipc::AppendArgs overflow = quiet; // an overflow entry searches nothing
   overflow.list = ipc::ListKind::Overflow;
   EXPECT_TRUE(writes_no_event(overflow));
+}
+
+// With the queue of its portal table entry named (s4bxi/link-forecasts), an
+// append whose one event is its LINK tells where that event goes; one that may
+// take an unexpected header, or that makes no event, or on an entry the permit
+// does not name, does not.
+TEST_F(QueuedAppends, TellsWhereTheLinkEventGoesWhenItIsTheOnlyEvent)
+{
+  constexpr ipc::Handle kQueue = 0x3c000002;
+  permits[0].pts_with_room[0] |= uint64_t{1} << 13;
+  permits[0].pt_queues[0] = {13, 0x3c000005};
+  permits[0].pt_queues[1] = {12, kQueue};
+  permits[0].pt_queue_count = 2;
+  auto link_queue = [this](ipc::AppendArgs args) {
+    queued_appends::on_reply(permits, true);
+    queued_appends::AppendEvents events;
+    EXPECT_NE(queued_appends::admit(args, &events), ipc::kHandleInvalid);
+    return events.link_eq;
+  };
+  ipc::AppendArgs linked = append();
+  EXPECT_EQ(link_queue(linked), ipc::kHandleInvalid); // a header may wait: it may be taken instead
+  permits[0].pts_without_unexpected[0] = uint64_t{1} << 12;
+  EXPECT_EQ(link_queue(linked), kQueue);
+  ipc::AppendArgs overflow = append();
+  overflow.list = ipc::ListKind::Overflow;
+  permits[0].pts_without_unexpected[0] = 0; // (an overflow entry takes no header)
+  EXPECT_EQ(link_queue(overflow), kQueue);
+  ipc::AppendArgs quiet = overflow;
+  quiet.entry.options = ipc::option::kEntryEventLinkDisable;
+  EXPECT_EQ(link_queue(quiet), ipc::kHandleInvalid);
+  EXPECT_EQ(link_queue(append(13)), ipc::kHandleInvalid); // (PT 13 has headers)
+  permits[0].pts_without_unexpected[0] = uint64_t{1} << 13;
+  EXPECT_EQ(link_queue(append(13)), 0x3c000005U);
+  permits[0].pt_queues[0] = permits[0].pt_queues[1];
+  permits[0].pt_queue_count = 1;
+  EXPECT_EQ(link_queue(append(13)), ipc::kHandleInvalid); // not named
+  permits[0].pts_without_unexpected[0] |= uint64_t{1} << 12;
+  permits[0].pt_queue_count = 1000; // (a stray write of the program: as many as there can be)
+  EXPECT_EQ(link_queue(append(12)), kQueue);
 }
 
 TEST_F(QueuedAppends, NoPermitWhenTheRunSaysNo)
