@@ -14,7 +14,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 22;
+inline constexpr uint32_t kProtocolVersion = 23;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -665,6 +665,12 @@ struct HelloResult {
   uint32_t queued_put_limit_plain;
   uint32_t queued_unlinks; // s4bxi/queued-unlinks (preload/queued_unlinks.hpp)
   uint32_t huge_pages;     // s4bxi/huge-pages (preload/huge_pages.hpp)
+  // A payload larger than this (the node's PIO limit, with and without match
+  // bits) the NIC reads by DMA once it has the command: the process may queue
+  // such a Put without capturing anything (s4bxi/queued-dma-puts; UINT32_MAX:
+  // it may not).
+  uint32_t queued_dma_above_matching;
+  uint32_t queued_dma_above_plain;
 };
 
 // How a PtlPut that the process queues itself (QueuedCall) goes on, told
@@ -698,7 +704,12 @@ struct PutForecast {
   uint32_t inline_matching = 0; // payload bytes the command carries, with and without match bits
   uint32_t inline_plain = 0;
   uint32_t send_at_tx_max = 0;
-  uint32_t pad = 0;
+  // 1: a larger payload, which the NIC reads by DMA once it has the command
+  // (s4bxi/queued-dma-puts), is forecast too: the Put ends with its command's
+  // write, and its SEND comes with the acknowledgment (a SEND as the message
+  // leaves would come after the DMA read, which is not forecast). Its DMA read
+  // then holds the CPU-to-NIC side: no other Put is forecast until the reply.
+  uint32_t dma_payloads = 0;
 };
 
 // How far a time the process forecast may be from the server's: how far its
@@ -772,7 +783,8 @@ struct QueuedCall {
     HandleArgs unlink; // Op::Unlink: the entry
   } args;
   // Op::Put: the payload, as the CPU writes it into the command during the
-  // call (inline or PIO); args.put.captured_length of its bytes.
+  // call (inline or PIO); args.put.captured_length of its bytes (none for a
+  // payload the NIC reads by DMA: HelloResult::queued_dma_above_*).
   unsigned char put_payload[kMaxQueuedPutPayload];
 };
 

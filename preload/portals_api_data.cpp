@@ -152,9 +152,9 @@ S4BXI_EXPORT int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_
   ipc::Request request = api::request_for(Op::Put);
   encode_put(request.args.put, md_handle, local_offset, length, *wire_ack, target_id, pt_index, match_bits,
              remote_offset, user_ptr, hdr_data);
+  back_local_side(request.args.put.md, local_offset, length);
   if (client::queue_put(request.args.put))
     return PTL_OK; // checked here; the server runs it with the next call (queued_puts.hpp)
-  back_local_side(request.args.put.md, local_offset, length);
   request.args.put.captured_length = 0;
   ipc::Reply reply;
   return api::forward(request, reply);

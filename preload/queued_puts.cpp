@@ -57,6 +57,8 @@ uint32_t first_nid = 0;
 uint32_t node_count = 0;
 uint32_t limit_matching = 0;
 uint32_t limit_plain = 0;
+uint32_t dma_above_matching = UINT32_MAX;
+uint32_t dma_above_plain = UINT32_MAX;
 
 KnownNi* find_ni(ipc::Handle handle)
 {
@@ -128,6 +130,8 @@ void on_hello(const ipc::HelloResult& hello)
   node_count = hello.node_count;
   limit_matching = hello.queued_put_limit_matching;
   limit_plain = hello.queued_put_limit_plain;
+  dma_above_matching = hello.queued_dma_above_matching;
+  dma_above_plain = hello.queued_dma_above_plain;
 }
 
 void note_ni(ipc::Handle handle, uint32_t options, const ipc::NILimits& actual)
@@ -260,7 +264,13 @@ bool admit(ipc::PutArgs& args, std::span<unsigned char, ipc::kMaxQueuedPutPayloa
     return false;
   if (const Destination to = destination(*ni, args.target.rank_or_nid); not to.known || not to.valid)
     return false;
-  // Only a payload the CPU writes into the command during the call.
+  // A payload the NIC reads by DMA when it has the command: nothing to
+  // capture (the server reads it then, as for a Put it was sent).
+  if (args.length > (ni->matching ? dma_above_matching : dma_above_plain)) {
+    args.captured_length = 0;
+    return true;
+  }
+  // Else only a payload the CPU writes into the command during the call.
   if (args.length > (ni->matching ? limit_matching : limit_plain) || args.length > payload.size())
     return false;
   if (not capture(md->start + args.local_offset, args, payload.data()))
@@ -284,15 +294,17 @@ Forecast forecast(const ipc::PutArgs& args, const ipc::PutForecast& told, int64_
   if (ni == nullptr)
     return forecast;
   // (A target on its own node: the message crosses no wire.)
+  const bool by_dma = args.captured_length == 0 && args.length > 0;
   if (const Destination to = destination(*ni, args.target.rank_or_nid); not to.known || to.own_node ||
-      args.length > (ni->matching ? told.max_length_matching : told.max_length_plain) ||
+      (args.length > (ni->matching ? told.max_length_matching : told.max_length_plain) &&
+       not(by_dma && told.dma_payloads != 0)) ||
       (md->options & ipc::option::kMDEventCtSend) != 0)
     return forecast;
   // What the command does not carry inline, the CPU writes by PIO first: a
   // PCIe write alone on its route (api_data.cpp, Api::issue).
   const uint64_t inline_limit = ni->matching ? told.inline_matching : told.inline_plain;
   double pio_s = 0;
-  if (args.length > inline_limit && told.pio_Bps > 0)
+  if (not by_dma && args.length > inline_limit && told.pio_Bps > 0)
     pio_s = told.pio_latency_s + static_cast<double>(args.length - inline_limit) / told.pio_Bps;
   if (start_ns + to_ns(pio_s) + margin_ns >= to_ns(told.until))
     return forecast;
@@ -307,6 +319,9 @@ Forecast forecast(const ipc::PutArgs& args, const ipc::PutForecast& told, int64_
                       (md->options & ipc::option::kMDEventSuccessDisable) == 0 && md->eq != ipc::kHandleNone &&
                       md->eq != ipc::kHandleInvalid;
   const bool at_tx = args.length <= told.send_at_tx_max || md->unreliable;
+  if (by_dma && at_tx)
+    return Forecast{}; // (its SEND would come after the DMA read)
+  forecast.by_dma = by_dma;
   forecast.send_event = posted && at_tx;
   if (posted && not at_tx) {
     forecast.send_later = true;

@@ -72,6 +72,7 @@ struct Forecast {
   int64_t send_landing_ns = 0;
   ipc::Event event{};
   int64_t own_events_ns = 0; // no other event of the Put lands here before
+  bool by_dma = false;        // its payload read by DMA: no other Put is forecast until the reply
 };
 Forecast forecast(const ipc::PutArgs& args, const ipc::PutForecast& told, int64_t start_ns, int64_t margin_ns);
 

@@ -643,6 +643,8 @@ bool queue_put(ipc::PutArgs& args)
     if (not queue(call, planned, forecast.end_ns))
       return false;
     local_polls::expect_own_put(forecast);
+    if (forecast.by_dma)
+      put_forecast.until = 0; // (its DMA read may slow the next Put's writes)
     return true;
   }
   if (not queue(call, planned, planned.start_ns))

@@ -210,6 +210,12 @@ Option<bool> g_queued_puts{"s4bxi/queued-puts", nullptr,
                            "process's next call and runs at the simulated time it was made (same simulated "
                            "results, one round trip less per such Put)",
                            true};
+Option<bool> g_queued_dma_puts{"s4bxi/queued-dma-puts", nullptr,
+                                "With s4bxi/queued-puts: let the process answer a PtlPut itself also when the NIC reads "
+                                "its payload by DMA (larger than the PIO limit): nothing is captured, and the NIC "
+                                "reads the memory when the Put runs, as for a Put the server was sent (same simulated "
+                                "results, one round trip less per such Put)",
+                                true};
 Option<bool> g_put_forecasts{"s4bxi/put-forecasts", nullptr,
                               "With s4bxi/queued-puts: tell the process with each answer how a Put it queues would "
                               "end and when its SEND event would land, when nothing else can reach its NIC before "
@@ -406,6 +412,7 @@ bool lone_commands() { return g_lone_commands.get(); }
 bool lone_messages() { return g_lone_messages.get(); }
 bool lone_arrivals() { return g_lone_arrivals.get(); }
 bool queued_puts() { return g_queued_puts.get(); }
+bool queued_dma_puts() { return g_queued_dma_puts.get(); }
 bool put_forecasts() { return g_put_forecasts.get(); }
 bool link_forecasts() { return g_link_forecasts.get(); }
 bool queued_unlinks() { return g_queued_unlinks.get(); }

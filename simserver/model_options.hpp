@@ -32,6 +32,7 @@ bool lone_commands();
 bool lone_messages();
 bool lone_arrivals();
 bool queued_puts();
+bool queued_dma_puts();
 bool put_forecasts();
 bool link_forecasts();
 bool queued_unlinks();

@@ -615,9 +615,13 @@ void RankProxy::run_queued_call(const ipc::QueuedCall& queued)
   const char* name = "PtlPut";
   if (queued.op == ipc::Op::Put) {
     // The process captured the payload in the call: the server never reads
-    // it from memory the process has gone on using.
-    if (queued.args.put.captured_length != queued.args.put.length || queued.args.put.length > ipc::kMaxQueuedPutPayload)
-      overwritten("its queued PtlPut carries " + std::to_string(queued.args.put.captured_length) + " of its " +
+    // it from memory the process has gone on using. Except a payload the NIC
+    // reads by DMA (s4bxi/queued-dma-puts), which it reads when the Put runs,
+    // as for a Put it was sent; Api::issue checks that it is one.
+    const uint32_t captured = queued.args.put.captured_length;
+    if ((captured != queued.args.put.length && not(captured == 0 && options::queued_dma_puts())) ||
+        captured > ipc::kMaxQueuedPutPayload)
+      overwritten("its queued PtlPut carries " + std::to_string(captured) + " of its " +
                   std::to_string(queued.args.put.length) + " bytes");
     request.args.put = queued.args.put;
   } else if (queued.op == ipc::Op::Append) {
@@ -648,14 +652,17 @@ void RankProxy::run_queued_call(const ipc::QueuedCall& queued)
     world_.put_forecasts++;
     world_.ranks[rank_].put_forecast = &queued.forecast;
   }
-  if (queued.op == ipc::Op::Put)
+  if (queued.op == ipc::Op::Put) {
+    rank.running_queued_put = true;
     rank.queued_put_payload = std::span(queued.put_payload, queued.args.put.captured_length);
+  }
   if (queued.op == ipc::Op::Append && queued.link_forecast.used != 0)
     rank.link_forecast = &queued.link_forecast; // (checked by Api::append)
   const ipc::Reply answer = serve(request, nullptr);
   rank.put_forecast = nullptr;
   rank.link_forecast = nullptr;
   rank.queued_put_payload = {};
+  rank.running_queued_put = false;
   if (forecast) {
     if (const double end = s4u::Engine::get_clock(); std::abs(end - queued.forecast.end) > queued.forecast.tolerance_s() &&
                                                      world_.put_forecast_misses++ == 0)
@@ -973,6 +980,11 @@ void RankProxy::operator()()
       const auto limit = [](uint64_t pio_limit) {
         return static_cast<uint32_t>(std::min<uint64_t>(pio_limit, ipc::kMaxQueuedPutPayload));
       };
+      // And those the NIC reads by DMA, which the process captures nothing of.
+      const auto dma_above = [](uint64_t pio_limit) {
+        return options::queued_dma_puts() ? static_cast<uint32_t>(std::min<uint64_t>(pio_limit, UINT32_MAX - 1))
+                                          : UINT32_MAX;
+      };
       hello.result.hello = {.rank = rank.rank,
                             .size = static_cast<uint32_t>(world_.ranks.size()),
                             .nid = rank.nid(),
@@ -985,7 +997,9 @@ void RankProxy::operator()()
                             .queued_put_limit_matching = limit(node.pio_limit_matching),
                             .queued_put_limit_plain = limit(node.pio_limit_plain),
                             .queued_unlinks = options::queued_unlinks() ? 1U : 0U,
-                            .huge_pages = options::huge_pages() ? 1U : 0U};
+                            .huge_pages = options::huge_pages() ? 1U : 0U,
+                            .queued_dma_above_matching = dma_above(node.pio_limit_matching),
+                            .queued_dma_above_plain = dma_above(node.pio_limit_plain)};
       reply(hello);
       continue;
     }

@@ -209,11 +209,13 @@ struct RankPortals {
   }
   // Set by the rank's proxy while it runs a PtlPut the process queued: its
   // forecast, if the process went on from one (nic/put_forecast.hpp; the
-  // operation carries it to its SEND event), and the payload it captured.
+  // operation carries it to its SEND event), and the payload it captured
+  // (none when the NIC reads it by DMA).
   const ipc::ForecastPut* put_forecast = nullptr;
   // While it runs an append the process queued expecting its LINK event
   // (s4bxi/link-forecasts): that forecast, which Api::append checks.
   const ipc::ForecastLink* link_forecast = nullptr;
+  bool running_queued_put = false;
   std::span<const unsigned char> queued_put_payload;
 
   [[nodiscard]] uint32_t nid() const { return portals_nid(node); }

@@ -75,6 +75,7 @@ ipc::PutForecast Nic::forecast_put(double now, double earliest_write)
   // handles (the wires again crossing no time).
   forecast.own_events_s = params_.tx_delay_s + least_rx_s_ + least_tx_s_ + params_.response_delay_s + event_write;
   forecast.send_at_tx_max = params_.e2e ? static_cast<uint32_t>(params_.early_send_limit) : UINT32_MAX;
+  forecast.dma_payloads = options::queued_dma_puts() ? 1 : 0;
   forecast.max_length_matching = static_cast<uint32_t>(params_.pio_limit_matching);
   forecast.max_length_plain = static_cast<uint32_t>(params_.pio_limit_plain);
   forecast.inline_matching = static_cast<uint32_t>(params_.inline_limit_matching);

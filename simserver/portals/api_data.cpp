@@ -207,6 +207,10 @@ Reply Api::issue(RankPortals& rank, std::unique_ptr<nic::Message> message, std::
     const uint64_t pio_limit = matching ? node.pio_limit_matching : node.pio_limit_plain;
     const uint64_t length = op.length;
     if (length <= pio_limit) {
+      // A Put the process queued itself carries what the CPU writes (else
+      // the program overwrote its channel: the proxy ends the run).
+      if (rank.running_queued_put && captured.size() != length)
+        return status(Status::ArgInvalid);
       message->payload.resize(length);
       if (captured.size() == length && length > 0)
         std::memcpy(message->payload.data(), captured.data(), length);
