@@ -665,10 +665,11 @@ struct HelloResult {
   uint32_t queued_put_limit_plain;
   uint32_t queued_unlinks; // s4bxi/queued-unlinks (preload/queued_unlinks.hpp)
   uint32_t huge_pages;     // s4bxi/huge-pages (preload/huge_pages.hpp)
-  // A payload larger than this (the node's PIO limit, with and without match
-  // bits) the NIC reads by DMA once it has the command: the process may queue
-  // such a Put without capturing anything (s4bxi/queued-dma-puts; UINT32_MAX:
-  // it may not).
+  // A payload larger than queued_dma_above_* (the node's PIO limit, with and
+  // without match bits) the NIC reads by DMA once it has the command: with
+  // queued_dma_puts (s4bxi/queued-dma-puts), the process may queue such a Put
+  // without capturing anything.
+  uint32_t queued_dma_puts;
   uint32_t queued_dma_above_matching;
   uint32_t queued_dma_above_plain;
 };

@@ -57,8 +57,9 @@ uint32_t first_nid = 0;
 uint32_t node_count = 0;
 uint32_t limit_matching = 0;
 uint32_t limit_plain = 0;
-uint32_t dma_above_matching = UINT32_MAX;
-uint32_t dma_above_plain = UINT32_MAX;
+bool dma_puts = false;
+uint32_t dma_above_matching = 0;
+uint32_t dma_above_plain = 0;
 
 KnownNi* find_ni(ipc::Handle handle)
 {
@@ -130,6 +131,7 @@ void on_hello(const ipc::HelloResult& hello)
   node_count = hello.node_count;
   limit_matching = hello.queued_put_limit_matching;
   limit_plain = hello.queued_put_limit_plain;
+  dma_puts = hello.queued_dma_puts != 0;
   dma_above_matching = hello.queued_dma_above_matching;
   dma_above_plain = hello.queued_dma_above_plain;
 }
@@ -266,7 +268,7 @@ bool admit(ipc::PutArgs& args, std::span<unsigned char, ipc::kMaxQueuedPutPayloa
     return false;
   // A payload the NIC reads by DMA when it has the command: nothing to
   // capture (the server reads it then, as for a Put it was sent).
-  if (args.length > (ni->matching ? dma_above_matching : dma_above_plain)) {
+  if (dma_puts && args.length > (ni->matching ? dma_above_matching : dma_above_plain)) {
     args.captured_length = 0;
     return true;
   }
@@ -294,11 +296,10 @@ Forecast forecast(const ipc::PutArgs& args, const ipc::PutForecast& told, int64_
   if (ni == nullptr)
     return forecast;
   // (A target on its own node: the message crosses no wire.)
-  const bool by_dma = args.captured_length == 0 && args.length > 0;
+  // (Beyond the PIO limit, the NIC reads the payload by DMA.)
+  const bool by_dma = args.length > (ni->matching ? told.max_length_matching : told.max_length_plain);
   if (const Destination to = destination(*ni, args.target.rank_or_nid); not to.known || to.own_node ||
-      (args.length > (ni->matching ? told.max_length_matching : told.max_length_plain) &&
-       not(by_dma && told.dma_payloads != 0)) ||
-      (md->options & ipc::option::kMDEventCtSend) != 0)
+      (by_dma && told.dma_payloads == 0) || (md->options & ipc::option::kMDEventCtSend) != 0)
     return forecast;
   // What the command does not carry inline, the CPU writes by PIO first: a
   // PCIe write alone on its route (api_data.cpp, Api::issue).

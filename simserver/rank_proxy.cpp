@@ -982,8 +982,7 @@ void RankProxy::operator()()
       };
       // And those the NIC reads by DMA, which the process captures nothing of.
       const auto dma_above = [](uint64_t pio_limit) {
-        return options::queued_dma_puts() ? static_cast<uint32_t>(std::min<uint64_t>(pio_limit, UINT32_MAX - 1))
-                                          : UINT32_MAX;
+        return static_cast<uint32_t>(std::min<uint64_t>(pio_limit, UINT32_MAX));
       };
       hello.result.hello = {.rank = rank.rank,
                             .size = static_cast<uint32_t>(world_.ranks.size()),
@@ -998,6 +997,7 @@ void RankProxy::operator()()
                             .queued_put_limit_plain = limit(node.pio_limit_plain),
                             .queued_unlinks = options::queued_unlinks() ? 1U : 0U,
                             .huge_pages = options::huge_pages() ? 1U : 0U,
+                            .queued_dma_puts = options::queued_dma_puts() ? 1U : 0U,
                             .queued_dma_above_matching = dma_above(node.pio_limit_matching),
                             .queued_dma_above_plain = dma_above(node.pio_limit_plain)};
       reply(hello);

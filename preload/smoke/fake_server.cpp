@@ -68,7 +68,7 @@ int main(int argc, char** argv)
        [&](const Request& rq, Reply& rp, double& now) {
          check(rq.args.hello.pid == rank, "Hello carries the rank's pid");
          check(rq.args.hello.protocol_version == kProtocolVersion, "Hello carries the protocol version");
-         rp.result.hello = HelloResult{0, 1, 0, 0, 1000, 0, 0, 1, 1, 0, 0, 0, 0, UINT32_MAX, UINT32_MAX};
+         rp.result.hello = HelloResult{0, 1, 0, 0, 1000, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0};
          now = 1.0;
        }},
       {Op::Init, [](const Request&, Reply&, double& now) { now = 5.0; }},
@@ -119,7 +119,7 @@ int main(int argc, char** argv)
       {Op::Hello, // the rank exec'd a new image: it attaches again
        [&](const Request& rq, Reply& rp, double&) {
          check(rq.args.hello.pid == rank, "the exec'd image says hello with the rank's pid");
-         rp.result.hello = HelloResult{0, 1, 0, 0, 1000, 0, 0, 1, 1, 0, 0, 0, 0, UINT32_MAX, UINT32_MAX};
+         rp.result.hello = HelloResult{0, 1, 0, 0, 1000, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0};
        }},
       {Op::Fini, [](const Request&, Reply&, double&) {}},
       {Op::Exit, [](const Request&, Reply&, double&) {}},

@@ -224,6 +224,54 @@ TEST_F(QueuedPuts, ForecastAddsThePioWriteAndTellsWhenTheSendComes)
   EXPECT_FALSE(queued_puts::forecast(put(0, 409), told, start, 2).usable);
 }
 
+// A payload the NIC reads by DMA (s4bxi/queued-dma-puts): queued with nothing
+// captured (the NIC reads it when the Put runs); forecast to end with its
+// command's write, its SEND with the acknowledgment; not forecast when its
+// SEND would come as it leaves (after the DMA read), nor when the reply's
+// forecast does not cover such payloads.
+TEST_F(QueuedPuts, DmaPayloadIsQueuedWithNothingCapturedAndForecastAsItsCommand)
+{
+  ipc::PutArgs before = put(0, 100);
+  EXPECT_FALSE(admit(before)); // (the run says no)
+  ipc::HelloResult hello{};
+  hello.queued_puts = 1;
+  hello.first_nid = 1;
+  hello.node_count = 4;
+  hello.queued_put_limit_matching = 8;
+  hello.queued_dma_puts = 1;
+  hello.queued_dma_above_matching = 64; // (the PIO limit)
+  queued_puts::on_hello(hello);
+  ipc::PutArgs pio = put(0, 40);
+  EXPECT_FALSE(admit(pio)); // beyond what it may capture, within PIO
+  ipc::PutArgs dma = put(0, 100);
+  std::memset(payload, 0xee, sizeof payload);
+  ASSERT_TRUE(admit(dma));
+  EXPECT_EQ(dma.captured_length, 0u);
+  EXPECT_EQ(payload[0], 0xee); // nothing captured
+
+  ipc::MemoryDescriptor with_queue = descriptor(0);
+  with_queue.eq = 0x48000001;
+  queued_puts::note_md(kMd, kNi, with_queue);
+  const int64_t start = 1'000;
+  ipc::PutForecast told = told_at(3'000e-9);
+  told.max_length_matching = 64; // (the PIO limit, as above)
+  EXPECT_FALSE(queued_puts::forecast(dma, told, start, 2).usable);
+  told.dma_payloads = 1;
+  const queued_puts::Forecast read = queued_puts::forecast(dma, told, start, 2);
+  ASSERT_TRUE(read.usable);
+  EXPECT_TRUE(read.by_dma);
+  EXPECT_EQ(read.end_ns, start + 255); // no PIO write
+  EXPECT_FALSE(read.send_event);
+  EXPECT_TRUE(read.send_later);
+  EXPECT_EQ(read.send_landing_ns, read.end_ns + 464);
+  ipc::PutForecast without_e2e = told;
+  without_e2e.send_at_tx_max = UINT32_MAX;
+  EXPECT_FALSE(queued_puts::forecast(dma, without_e2e, start, 2).usable);
+  // (A payload within PIO, captured, is no DMA one.)
+  const queued_puts::Forecast small = queued_puts::forecast(put(0, 8), told, start, 2);
+  EXPECT_FALSE(small.by_dma);
+}
+
 TEST_F(QueuedPuts, NothingIsQueuedWhenTheRunSaysNo)
 {
   ipc::HelloResult hello{};
