@@ -120,8 +120,8 @@ smpi_comparison() {
     if [ "$side" = ours ]; then
       command=("$run" -n "$ranks")
       [ "$ranks" -le 2 ] || command+=(--platform "fattree:$tree")
-      # The ping-pong's and the alltoall's reports count their round trips (below).
-      [ "$name" != pingpong ] && [ "$name" != alltoall ] || command+=(--report "$out.json")
+      # The reports count the round trips (below); the halo's is not printed.
+      [ "$name" = stencil ] || command+=(--report "$out.json")
       command+=("${ours[@]}" "$bench/$program")
     else
       command=(smpirun -np "$ranks")
@@ -205,6 +205,17 @@ smpi_comparison() {
   trips=$(awk -v c="$calls" -v a="$answered" 'BEGIN { print c - a }')
   printf "  8 B ping-pong (ours): %.2f round trips per MPI message = %.2f Portals calls - %.2f answered in the process\n" \
     "$trips" "$calls" "$answered"
+  # The sweep's: the server's answers over its whole job, per message of its
+  # loops (it prints how many), start-up included (a few hundred answers).
+  local sweep_trips
+  sweep_trips=$(for out in "$work"/sweep.ours.?; do
+    awk -v a="$(sed -n 's/.*"server_waiting": {.*"answers": \([0-9]*\),.*/\1/p' "$out.json")" \
+      '/ for [0-9]+ messages\)/ { m = $0; sub(/.* for /, "", m); sub(/ messages.*/, "", m);
+                                  if (a != "" && m > 0) print a / m }' "$out"
+  done | median)
+  [ -z "$sweep_trips" ] ||
+    printf "  sweep 8 B to 4 MiB (ours): %.2f round trips per MPI message over the whole job (start-up included)\n" \
+      "$sweep_trips"
   # The alltoall's: the server's answers over its whole job, per alltoall and
   # per MPI message of its Bruck steps (32 ranks x 5 steps). The job's
   # start-up is in it too: about 4,400 answers, 44 per alltoall at 100.
