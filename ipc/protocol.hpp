@@ -14,7 +14,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 23;
+inline constexpr uint32_t kProtocolVersion = 24;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -777,7 +777,7 @@ struct QueuedCall {
   LocalPolls local_polls;
   uint64_t compute_ns;      // thread CPU time between those polls and the call
   uint32_t compute_counted; // 1: that compute reached the threshold (simulated time)
-  Handle entry;             // Op::Append: the handle the process returned (AppendPermit::entry)
+  Handle entry;             // Op::Append: the handle the process returned (AppendPermit::entries)
   union {
     PutArgs put;
     AppendArgs append;
@@ -802,14 +802,21 @@ struct QueuedCall {
 // one (the first kAppendPermitQueues of them): an append there that makes the
 // NIC write its LINK event alone, at once, lets the process expect that event
 // a PCIe write later.
+//
+// Up to kAppendPermitEntries appends per NI between two replies, taking the
+// handles set aside in their order (a receive loop posts several receives
+// between two calls that reach the server); the portal table entries with
+// room are those whose two lists have room for as many more.
 inline constexpr unsigned kMaxAppendPermits = 4;
 inline constexpr unsigned kAppendPermitPts = 256;
 inline constexpr unsigned kAppendPermitQueues = 8;
+inline constexpr unsigned kAppendPermitEntries = 8;
 struct AppendPermit {
   Handle ni = kHandleInvalid; // kHandleInvalid: no permit
   uint32_t matching = 0;
-  Handle entry = kHandleInvalid;
+  uint32_t entry_count = 0; // of entries
   uint32_t padding_ = 0;
+  Handle entries[kAppendPermitEntries]{};
   uint64_t pts_with_room[kAppendPermitPts / 64]{}; // bit i: PT index i
   uint64_t pts_without_unexpected[kAppendPermitPts / 64]{};
   struct PtQueue {

@@ -7,6 +7,7 @@ namespace {
 
 // (Fixed-size state only, with nothing to destroy: see local_polls.cpp.)
 ipc::AppendPermit permits_of_rank[ipc::kMaxAppendPermits];
+uint32_t taken_of_rank[ipc::kMaxAppendPermits]; // of each permit's entries, in their order
 
 } // namespace
 
@@ -18,6 +19,8 @@ void on_reply(std::span<const ipc::AppendPermit> permits, bool enabled)
   for (size_t i = 0; i < ipc::kMaxAppendPermits; ++i) {
     permits_of_rank[i] = enabled && i < permits.size() ? permits[i] : ipc::AppendPermit{};
     permits_of_rank[i].pt_queue_count = std::min(permits_of_rank[i].pt_queue_count, ipc::kAppendPermitQueues);
+    permits_of_rank[i].entry_count = std::min(permits_of_rank[i].entry_count, ipc::kAppendPermitEntries);
+    taken_of_rank[i] = 0;
   }
 }
 
@@ -26,14 +29,13 @@ ipc::Handle admit(const ipc::AppendArgs& args, AppendEvents* events)
   ipc::AppendPermit* permit = std::find_if(std::begin(permits_of_rank), std::end(permits_of_rank),
                                            [&args](const ipc::AppendPermit& p) { return p.ni == args.ni; });
   // Api::append's checks (portals/api_lists.cpp), as the permit allows them.
-  if (args.ni == ipc::kHandleInvalid || permit == std::end(permits_of_rank) || permit->entry == ipc::kHandleInvalid ||
-      permit->matching != args.is_matching || args.pt_index >= ipc::kAppendPermitPts ||
+  if (args.ni == ipc::kHandleInvalid || permit == std::end(permits_of_rank) ||
+      taken_of_rank[permit - permits_of_rank] >= permit->entry_count || permit->matching != args.is_matching || args.pt_index >= ipc::kAppendPermitPts ||
       ((permit->pts_with_room[args.pt_index / 64] >> (args.pt_index % 64)) & 1U) == 0 ||
       args.entry.ct != ipc::kHandleNone || (args.entry.options & ipc::option::kIovec) != 0 ||
       (args.list != ipc::ListKind::Priority && args.list != ipc::ListKind::Overflow))
     return ipc::kHandleInvalid;
-  const ipc::Handle entry = permit->entry;
-  permit->entry = ipc::kHandleInvalid;
+  const ipc::Handle entry = permit->entries[taken_of_rank[permit - permits_of_rank]++];
   if (events != nullptr) {
     const bool no_header_taken =
         args.list == ipc::ListKind::Overflow ||

@@ -2,13 +2,14 @@
 //
 // An append returns a handle and whether its arguments were valid, and takes
 // effect when it is made. With each reply the server writes, per NI of the
-// rank, a permit (ipc::AppendPermit): the handle it has set aside for the
-// next entry appended there, and the portal table entries that are allocated
-// and have room. An append that the permit covers (no counter, no I/O
-// vector) is answered here with that handle and left in the channel; the
-// server appends it with the reserved index at the simulated time it was
+// rank, a permit (ipc::AppendPermit): the handles it has set aside for the
+// next entries appended there (up to ipc::kAppendPermitEntries, taken in
+// their order), and the portal table entries that are allocated and have room
+// for as many. An append that the permit covers (no counter, no I/O vector)
+// is answered here with the next of those handles and left in the channel;
+// the server appends it with that reserved index at the simulated time it was
 // made, with the process's next call: the same entry, events and simulated
-// times, one round trip less. One per NI between two replies.
+// times, one round trip less.
 #pragma once
 
 #include "protocol.hpp"
@@ -32,7 +33,8 @@ struct AppendEvents {
 };
 
 // The handle `args` gets when the process may answer it itself, else
-// kHandleInvalid (the server must). The permit is then spent. Also the
+// kHandleInvalid (the server must). One of the permit's handles is then
+// spent. Also the
 // events the append makes, as far as the permit tells them.
 ipc::Handle admit(const ipc::AppendArgs& args, AppendEvents* events = nullptr);
 

@@ -54,14 +54,24 @@ Reply Api::append(RankPortals& rank, const ipc::AppendArgs& args)
   entry.serial = ni->next_entry_serial++;
   std::optional<uint32_t> index;
   if (args.reserved != 0) {
-    // Appended by the process itself with the handle it already returned.
-    if (not ni->reserved_entry)
+    // Appended by the process itself with the handle it already returned:
+    // the first of those set aside (it takes them in order; the proxy checks
+    // the handle).
+    if (ni->reserved_entries.empty())
       return status(Status::ArgInvalid);
-    index = ni->reserved_entry;
-    ni->reserved_entry.reset();
+    index = ni->reserved_entries.front();
+    ni->reserved_entries.pop_front();
     ni->entries.insert_at(*index, std::move(entry));
   } else {
     index = ni->entries.insert(std::move(entry));
+    if (not index && not ni->reserved_entries.empty()) {
+      // The table is full but for the indices set aside: the process, which
+      // waits for this call, appends nothing itself before the next reply
+      // (its queued calls ran before it), so one is the program's.
+      index = ni->reserved_entries.back();
+      ni->reserved_entries.pop_back();
+      ni->entries.insert_at(*index, std::move(entry));
+    }
   }
   if (not index)
     return status(Status::NoSpace);
@@ -134,17 +144,27 @@ void Api::write_append_permits(RankPortals& rank, std::span<ipc::AppendPermit> p
   for (auto& ni : rank.process().nis) {
     if (ni == nullptr || written == permits.size())
       continue;
-    // One index set aside per NI, kept from reply to reply until used.
-    if (not ni->reserved_entry)
-      ni->reserved_entry = ni->entries.reserve();
-    if (not ni->reserved_entry)
-      continue; // the NI has no room for another entry
+    // Indices set aside per NI, kept from reply to reply until used.
+    while (ni->reserved_entries.size() < ipc::kAppendPermitEntries) {
+      const std::optional<uint32_t> index = ni->entries.reserve();
+      if (not index)
+        break; // the NI has no room for another entry
+      ni->reserved_entries.push_back(*index);
+    }
+    if (ni->reserved_entries.empty())
+      continue;
     ipc::AppendPermit& permit = permits[written++];
     permit = ipc::AppendPermit{};
     permit.ni = encode_handle(HandleKind::NI, ni->slot, 0);
     permit.matching = ni->matching ? 1 : 0;
-    permit.entry = encode_handle(ni->matching ? HandleKind::ME : HandleKind::LE, ni->slot, *ni->reserved_entry);
-    const auto room = static_cast<size_t>(ni->limits.max_list_size);
+    for (const uint32_t index : ni->reserved_entries)
+      permit.entries[permit.entry_count++] =
+          encode_handle(ni->matching ? HandleKind::ME : HandleKind::LE, ni->slot, index);
+    // Room in both lists for as many entries as the process may append.
+    const size_t room =
+        static_cast<size_t>(ni->limits.max_list_size) >= permit.entry_count
+            ? static_cast<size_t>(ni->limits.max_list_size) - (permit.entry_count - 1)
+            : 0;
     const bool link_forecasts = options::link_forecasts() && options::local_polls();
     for (const uint32_t i : ni->allocated_pts) {
       const PortalTableEntry& pt = ni->portal_table[i];

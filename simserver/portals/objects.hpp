@@ -172,8 +172,9 @@ struct NetworkInterface {
   SlotTable<CountingEvent> cts;
   SlotTable<MemoryDescriptor> mds;
   SlotTable<ListEntry> entries;
-  // The index of the next entry the process appends itself (ipc::AppendPermit).
-  std::optional<uint32_t> reserved_entry;
+  // The indices of the next entries the process appends itself, in the order
+  // it takes them (ipc::AppendPermit).
+  std::deque<uint32_t> reserved_entries;
   uint64_t drop_count = 0;
   nic::Nic* nic = nullptr;          // of the rank's node
   uint64_t unexpected_headers = 0;  // over all portal table entries

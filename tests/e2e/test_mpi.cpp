@@ -685,7 +685,9 @@ TEST_F(Mpi, LinkForecastsChangeNothingButTheRoundTrips)
         EXPECT_EQ(count(without, "used"), 0) << program;
         const double fewer = without.report->get("server_waiting")->get("answers")->number -
                              with.report->get("server_waiting")->get("answers")->number;
-        EXPECT_GE(fewer, platform == "default" ? 0.95 * used : 0.2 * used) << program << ": round trips saved";
+        // (The ping-pong: one per message of its 100 iterations; not every
+        // LINK event forecast was waited on, those of the start-up's appends.)
+        EXPECT_GE(fewer, platform == "default" ? 190 : 0.2 * used) << program << ": round trips saved";
     }
 }
 
@@ -715,6 +717,22 @@ TEST_F(Mpi, QueuedDmaPutsChangeNothingButTheRoundTrips)
         // (100 iterations: 200 Puts of 4 KiB.)
         EXPECT_GE(fewer, platform == "default" ? 195 : 50) << program << ": round trips saved";
     }
+}
+
+// The halo exchange posts its six receives in a row, with a progress poll
+// after each: the append permit covers several appends between two replies
+// (ipc::kAppendPermitEntries), so that none of them asks the server. The same
+// events at the same times as with every append sent to the server; 770 fewer
+// answers in this job (548 when the permit covered one append per reply).
+TEST_F(Mpi, SeveralQueuedAppendsBetweenTwoReplies)
+{
+    const auto [queued, sent] =
+        run_with_and_without("s4bxi/queued-appends", "fattree:1;8;1;1",
+                             {"-n", "8", std::string(E2E_BINARY_DIR) + "/bench/mpi_stencil", "3", "32"}, true);
+    ASSERT_TRUE(queued.report.has_value() && sent.report.has_value());
+    const double fewer = sent.report->get("server_waiting")->get("answers")->number -
+                         queued.report->get("server_waiting")->get("answers")->number;
+    EXPECT_GT(fewer, 650);
 }
 
 // A forecast needs a lone PCIe write of a command to last exactly its latency

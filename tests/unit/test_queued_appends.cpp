@@ -20,7 +20,8 @@ protected:
   {
     permits[0].ni = kNi;
     permits[0].matching = 1;
-    permits[0].entry = kEntry;
+    permits[0].entries[0] = kEntry;
+    permits[0].entry_count = 1;
     permits[0].pts_with_room[0] = uint64_t{1} << 12; // PT 12 only
     queued_appends::on_reply(permits, true);
   }
@@ -45,6 +46,32 @@ TEST_F(QueuedAppends, PermittedAppendGetsTheHandleSetAsideOncePerReply)
   ipc::AppendArgs overflow = append();
   overflow.list = ipc::ListKind::Overflow;
   EXPECT_EQ(queued_appends::admit(overflow), kEntry);
+}
+
+// Several handles set aside: one append each, in their order, until they are
+// spent; a count beyond what a permit holds (a stray write of the program in
+// the channel) holds no more.
+TEST_F(QueuedAppends, SeveralAppendsTakeTheHandlesSetAsideInTheirOrder)
+{
+  permits[0].entries[1] = kEntry + 1;
+  permits[0].entries[2] = kEntry + 7;
+  permits[0].entry_count = 3;
+  queued_appends::on_reply(permits, true);
+  EXPECT_EQ(queued_appends::admit(append()), kEntry);
+  EXPECT_EQ(queued_appends::admit(append(13)), ipc::kHandleInvalid); // (no room there: none spent)
+  EXPECT_EQ(queued_appends::admit(append()), kEntry + 1);
+  EXPECT_EQ(queued_appends::admit(append()), kEntry + 7);
+  EXPECT_EQ(queued_appends::admit(append()), ipc::kHandleInvalid);
+  queued_appends::on_reply(permits, true); // a new reply: all three again
+  EXPECT_EQ(queued_appends::admit(append()), kEntry);
+  permits[0].entry_count = 1000;
+  for (unsigned i = 0; i < ipc::kAppendPermitEntries; ++i)
+    permits[0].entries[i] = kEntry + 100 + i;
+  queued_appends::on_reply(permits, true);
+  unsigned admitted = 0;
+  while (queued_appends::admit(append()) != ipc::kHandleInvalid)
+    ++admitted;
+  EXPECT_EQ(admitted, ipc::kAppendPermitEntries);
 }
 
 TEST_F(QueuedAppends, WhatThePermitDoesNotCoverGoesToTheServer)

@@ -13,6 +13,11 @@
  * source buffer is overwritten as soon as PtlPut returns: within
  * max_volatile_size the target still gets what was there at the call.
  * One rank, which puts to itself.
+ *
+ * And max_entries: exactly as many list entries as granted, whether the
+ * process appends them itself or sends them to the server (an entry with a
+ * counter): the indices the server sets aside for the process's own appends
+ * never make an append fail early.
  */
 #include "e2e_common.h"
 
@@ -54,6 +59,57 @@ static ptl_ni_limits_t init_fini(unsigned int options, const ptl_ni_limits_t *de
 }
 
 static unsigned char target_area[80];
+
+/* Appends an ME to `pt`, with a counter when `ct` is not PTL_CT_NONE (the
+ * server's to append), else one the process may append itself. */
+static int append_me(ptl_handle_ni_t ni, ptl_pt_index_t pt, ptl_handle_ct_t ct, ptl_handle_me_t *me)
+{
+    static unsigned char area[8];
+    ptl_me_t entry;
+    memset(&entry, 0, sizeof entry);
+    entry.start = area;
+    entry.length = sizeof area;
+    entry.ct_handle = ct;
+    entry.uid = PTL_UID_ANY;
+    entry.match_id.rank = PTL_RANK_ANY;
+    entry.options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE | (ct != PTL_CT_NONE ? PTL_ME_EVENT_CT_COMM : 0);
+    return PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, me);
+}
+
+/* An NI granted 3 entries: 3 appends of `kind` (0 the process's own, 1 the
+ * server's, 2 alternating) succeed, the next of either kind is refused with
+ * PTL_NO_SPACE, and one unlinked makes room for one more. */
+static void fill_entry_table(int kind)
+{
+    ptl_ni_limits_t desired = desire_everything(), got;
+    desired.max_entries = 3;
+    ptl_handle_ni_t ni;
+    E2E_OK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_LOGICAL, PTL_PID_ANY, &desired, &got, &ni));
+    E2E_CHECK(got.max_entries == 3, "desired max_entries 3, got %d", got.max_entries);
+    ptl_handle_ct_t ct;
+    E2E_OK(PtlCTAlloc(ni, &ct));
+    ptl_pt_index_t pt;
+    E2E_OK(PtlPTAlloc(ni, 0, PTL_EQ_NONE, PTL_PT_ANY, &pt));
+    ptl_handle_me_t me[3];
+    for (int i = 0; i < 3; ++i) {
+        const ptl_handle_ct_t with = kind == 1 || (kind == 2 && i % 2 == 1) ? ct : PTL_CT_NONE;
+        const int rc = append_me(ni, pt, with, &me[i]);
+        E2E_CHECK(rc == PTL_OK, "max_entries 3, appends of kind %d: append %d returned %d", kind, i + 1, rc);
+    }
+    ptl_handle_me_t extra;
+    int rc = append_me(ni, pt, PTL_CT_NONE, &extra);
+    E2E_CHECK(rc == PTL_NO_SPACE, "a 4th entry of 3 (the process's own kind): %d, expected PTL_NO_SPACE", rc);
+    rc = append_me(ni, pt, ct, &extra);
+    E2E_CHECK(rc == PTL_NO_SPACE, "a 4th entry of 3 (with a counter): %d, expected PTL_NO_SPACE", rc);
+    E2E_OK(PtlMEUnlink(me[1]));
+    rc = append_me(ni, pt, kind == 1 ? ct : PTL_CT_NONE, &me[1]);
+    E2E_CHECK(rc == PTL_OK, "an entry where one was unlinked: %d", rc);
+    for (int i = 0; i < 3; ++i)
+        E2E_OK(PtlMEUnlink(me[i]));
+    E2E_OK(PtlPTFree(ni, pt));
+    E2E_OK(PtlCTFree(ct));
+    E2E_OK(PtlNIFini(ni));
+}
 
 /* A Put of 80 B (SOS's threading test puts ten longs) from a volatile MD to
  * this process's own address `address`; returns the ACK's failure type. */
@@ -161,6 +217,9 @@ int main(int argc, char **argv)
     E2E_OK(PtlPTFree(ni, pt));
     E2E_OK(PtlEQFree(eq));
     E2E_OK(PtlNIFini(ni));
+
+    for (int kind = 0; kind < 3; ++kind)
+        fill_entry_table(kind);
     PtlFini();
     if (e2e_failures == 0)
         printf("ni_limits: rank 0: all checks passed\n");
