@@ -24,16 +24,23 @@ protected:
 
   bool admit(ipc::PutArgs& args) { return queued_puts::admit(args, payload); }
 
+  // What the server grants at attach: Puts queued, to NIDs 1 to 4, payloads
+  // of 8 B (matching) and 16 B captured.
+  static ipc::HelloResult hello()
+  {
+    ipc::HelloResult granted{};
+    granted.queued_puts = 1;
+    granted.first_nid = 1;
+    granted.node_count = 4;
+    granted.queued_put_limit_matching = 8;
+    granted.queued_put_limit_plain = 16;
+    return granted;
+  }
+
   void SetUp() override
   {
     queued_puts::forget_all();
-    ipc::HelloResult hello{};
-    hello.queued_puts = 1;
-    hello.first_nid = 1;
-    hello.node_count = 4;
-    hello.queued_put_limit_matching = 8;
-    hello.queued_put_limit_plain = 16;
-    queued_puts::on_hello(hello);
+    queued_puts::on_hello(hello());
     ipc::NILimits limits{};
     limits.max_msg_size = 1 << 20;
     limits.max_pt_index = 63;
@@ -233,14 +240,10 @@ TEST_F(QueuedPuts, DmaPayloadIsQueuedWithNothingCapturedAndForecastAsItsCommand)
 {
   ipc::PutArgs before = put(0, 100);
   EXPECT_FALSE(admit(before)); // (the run says no)
-  ipc::HelloResult hello{};
-  hello.queued_puts = 1;
-  hello.first_nid = 1;
-  hello.node_count = 4;
-  hello.queued_put_limit_matching = 8;
-  hello.queued_dma_puts = 1;
-  hello.queued_dma_above_matching = 64; // (the PIO limit)
-  queued_puts::on_hello(hello);
+  ipc::HelloResult granted = hello();
+  granted.queued_dma_puts = 1;
+  granted.queued_dma_above_matching = 64; // (the PIO limit)
+  queued_puts::on_hello(granted);
   ipc::PutArgs pio = put(0, 40);
   EXPECT_FALSE(admit(pio)); // beyond what it may capture, within PIO
   ipc::PutArgs dma = put(0, 100);
@@ -274,13 +277,13 @@ TEST_F(QueuedPuts, DmaPayloadIsQueuedWithNothingCapturedAndForecastAsItsCommand)
 
 TEST_F(QueuedPuts, NothingIsQueuedWhenTheRunSaysNo)
 {
-  ipc::HelloResult hello{};
-  hello.queued_puts = 0; // s4bxi/queued-puts:no
-  hello.first_nid = 1;
-  hello.node_count = 4;
-  hello.queued_put_limit_matching = 8;
-  queued_puts::on_hello(hello);
+  ipc::HelloResult refused = hello();
+  refused.queued_puts = 0; // s4bxi/queued-puts:no
+  refused.queued_dma_puts = 1;
+  queued_puts::on_hello(refused);
   ipc::PutArgs args = put(0, 8);
+  EXPECT_FALSE(admit(args));
+  args = put(0, 100); // (read by DMA: no more)
   EXPECT_FALSE(admit(args));
 }
 
