@@ -28,14 +28,16 @@ ipc::Handle admit(const ipc::AppendArgs& args, AppendEvents* events)
 {
   ipc::AppendPermit* permit = std::find_if(std::begin(permits_of_rank), std::end(permits_of_rank),
                                            [&args](const ipc::AppendPermit& p) { return p.ni == args.ni; });
+  if (args.ni == ipc::kHandleInvalid || permit == std::end(permits_of_rank))
+    return ipc::kHandleInvalid;
+  uint32_t& taken = taken_of_rank[permit - permits_of_rank];
   // Api::append's checks (portals/api_lists.cpp), as the permit allows them.
-  if (args.ni == ipc::kHandleInvalid || permit == std::end(permits_of_rank) ||
-      taken_of_rank[permit - permits_of_rank] >= permit->entry_count || permit->matching != args.is_matching || args.pt_index >= ipc::kAppendPermitPts ||
+  if (taken >= permit->entry_count || permit->matching != args.is_matching || args.pt_index >= ipc::kAppendPermitPts ||
       ((permit->pts_with_room[args.pt_index / 64] >> (args.pt_index % 64)) & 1U) == 0 ||
       args.entry.ct != ipc::kHandleNone || (args.entry.options & ipc::option::kIovec) != 0 ||
       (args.list != ipc::ListKind::Priority && args.list != ipc::ListKind::Overflow))
     return ipc::kHandleInvalid;
-  const ipc::Handle entry = permit->entries[taken_of_rank[permit - permits_of_rank]++];
+  const ipc::Handle entry = permit->entries[taken++];
   if (events != nullptr) {
     const bool no_header_taken =
         args.list == ipc::ListKind::Overflow ||

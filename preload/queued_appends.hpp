@@ -34,8 +34,7 @@ struct AppendEvents {
 
 // The handle `args` gets when the process may answer it itself, else
 // kHandleInvalid (the server must). One of the permit's handles is then
-// spent. Also the
-// events the append makes, as far as the permit tells them.
+// spent. Also the events the append makes, as far as the permit tells them.
 ipc::Handle admit(const ipc::AppendArgs& args, AppendEvents* events = nullptr);
 
 } // namespace s4bxi::preload::queued_appends
