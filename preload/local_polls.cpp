@@ -220,10 +220,15 @@ void end_streak()
   streak.end();
 }
 
+int64_t own_event_landing(int64_t at_ns)
+{
+  return at_ns + event_write_ns;
+}
+
 void note_own_call(int64_t at_ns)
 {
   if (horizon_ns > 0)
-    horizon_ns = std::min(horizon_ns, at_ns + event_write_ns);
+    horizon_ns = std::min(horizon_ns, own_event_landing(at_ns));
 }
 
 namespace {
@@ -263,11 +268,6 @@ void expect_own_put(const queued_puts::Forecast& forecast)
     add_own_event(forecast.eq, forecast.send_landing_ns, forecast.event);
   horizon_ns = std::min(horizon_ns, forecast.own_events_ns);
   streak.end();
-}
-
-int64_t own_event_landing(int64_t at_ns)
-{
-  return at_ns + event_write_ns;
 }
 
 bool expects_own_event(ipc::Handle eq, int64_t landing_ns)

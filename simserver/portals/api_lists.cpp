@@ -161,16 +161,13 @@ void Api::write_append_permits(RankPortals& rank, std::span<ipc::AppendPermit> p
       permit.entries[permit.entry_count++] =
           encode_handle(ni->matching ? HandleKind::ME : HandleKind::LE, ni->slot, index);
     // Room in both lists for as many entries as the process may append.
-    const size_t room =
-        static_cast<size_t>(ni->limits.max_list_size) >= permit.entry_count
-            ? static_cast<size_t>(ni->limits.max_list_size) - (permit.entry_count - 1)
-            : 0;
+    const auto most = static_cast<size_t>(ni->limits.max_list_size);
     const bool link_forecasts = options::link_forecasts() && options::local_polls();
     for (const uint32_t i : ni->allocated_pts) {
       const PortalTableEntry& pt = ni->portal_table[i];
       if (i >= ipc::kAppendPermitPts)
         continue;
-      if (pt.priority.size() < room && pt.overflow.size() < room)
+      if (pt.priority.size() + permit.entry_count <= most && pt.overflow.size() + permit.entry_count <= most)
         permit.pts_with_room[i / 64] |= uint64_t{1} << (i % 64);
       if (pt.unexpected.empty())
         permit.pts_without_unexpected[i / 64] |= uint64_t{1} << (i % 64);
