@@ -1,10 +1,10 @@
 #include "poll_arrays.hpp"
 
+#include "own_memory.hpp"
+
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <sys/uio.h>
-#include <unistd.h>
 
 namespace s4bxi::preload::poll_arrays {
 namespace {
@@ -36,10 +36,7 @@ void fill(ipc::PollArgs& args, const void* handles, const uint64_t* tests, bool 
   iovec local[2] = {{raw, handle_bytes}, {args.inline_tests, test_bytes}};
   iovec remote[2] = {{const_cast<void*>(handles), handle_bytes}, {const_cast<uint64_t*>(tests), test_bytes}};
   const unsigned count = with_tests ? 2 : 1; // (a PtlCTPoll's NULL tests fail the read)
-  const int saved_errno = errno;
-  const ssize_t copied = process_vm_readv(getpid(), local, count, remote, count, 0);
-  errno = saved_errno;
-  if (copied != static_cast<ssize_t>(handle_bytes + test_bytes)) {
+  if (not own_memory::read(local, remote, count, handle_bytes + test_bytes)) {
     std::fill(std::begin(args.inline_tests), std::end(args.inline_tests), 0);
     return;
   }

@@ -1,13 +1,12 @@
 #include "queued_puts.hpp"
 
+#include "own_memory.hpp"
 #include "sim_clock.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <mutex>
 #include <sys/uio.h>
-#include <unistd.h>
 
 namespace s4bxi::preload::queued_puts {
 namespace {
@@ -104,12 +103,9 @@ bool capture(uint64_t address, const ipc::PutArgs& args, unsigned char* payload)
 {
   if (args.length == 0)
     return true;
-  iovec local{payload, args.length};
-  iovec remote{reinterpret_cast<void*>(address), args.length};
-  const int saved_errno = errno;
-  const ssize_t copied = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-  errno = saved_errno;
-  return copied == static_cast<ssize_t>(args.length);
+  const iovec local{payload, args.length};
+  const iovec remote{reinterpret_cast<void*>(address), args.length};
+  return own_memory::read(&local, &remote, 1, args.length);
 }
 
 void forget_md_locked(ipc::Handle handle)
@@ -175,12 +171,9 @@ void note_map(ipc::Handle handle, uint64_t count, uint64_t address, size_t entry
   const uint64_t per_chunk = sizeof chunk / entry_size;
   for (uint64_t first = 0; first < count; first += per_chunk) {
     const uint64_t entries = std::min(per_chunk, count - first);
-    iovec local{chunk, entries * entry_size};
-    iovec remote{reinterpret_cast<void*>(address + first * entry_size), entries * entry_size};
-    const int saved_errno = errno;
-    const ssize_t copied = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-    errno = saved_errno;
-    if (copied != static_cast<ssize_t>(entries * entry_size))
+    const iovec local{chunk, entries * entry_size};
+    const iovec remote{reinterpret_cast<void*>(address + first * entry_size), entries * entry_size};
+    if (not own_memory::read(&local, &remote, 1, entries * entry_size))
       return;
     for (uint64_t i = 0; i < entries; ++i)
       std::memcpy(&nids[first + i], chunk + i * entry_size, 4);

@@ -7,6 +7,7 @@
 #include "doorbell.hpp"
 #include "huge_pages.hpp"
 #include "local_polls.hpp"
+#include "own_memory.hpp"
 #include "queued_appends.hpp"
 #include "queued_unlinks.hpp"
 #include "sim_clock.hpp"
@@ -320,6 +321,7 @@ void on_fork_child()
     close(segment_fd);
   segment_fd = -1;
   crash::forget(); // a child's crash is not the rank's
+  own_memory::forget_pid();
 }
 
 // The segment as this rank may touch it: its header read-only, the shared
