@@ -14,7 +14,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 24;
+inline constexpr uint32_t kProtocolVersion = 25;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.

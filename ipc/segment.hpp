@@ -151,6 +151,17 @@ struct LibraryTotals {
   std::atomic<uint64_t> counting_since_cpu_ns;
 };
 
+// Written by the process, read by the server for the report: how long the
+// process ran between each answer on its channel and its next request (the
+// time-stamp counter, ipc::contention_ticks; the server converts), and how
+// many such runs. The server's wait for a rank's call splits into this run
+// (the program's and the libraries' own code, and any time the process was
+// off its CPU) and the two hand-overs. Not trusted: only reported.
+struct ProcessRuns {
+  std::atomic<uint64_t> ticks;
+  std::atomic<uint64_t> count;
+};
+
 struct alignas(64) Channel {
   Doorbell request_bell; // rung by the rank, waited on by the server
   Doorbell reply_bell;   // rung by the server, waited on by the rank
@@ -194,6 +205,7 @@ struct alignas(64) Channel {
   // waits on its doorbell then.
   std::atomic<uint32_t> parked;
   alignas(64) LibraryTotals library;
+  ProcessRuns runs;
   alignas(64) Request request;
   alignas(64) Reply reply;
   // Written by the server with each reply: the rank's event queues, from

@@ -147,8 +147,17 @@ void wake_siblings(const ipc::Lane* mine)
 // The exchange itself; the caller holds channel_mutex. The wait loop makes no
 // system call but the futex: anything else there would stretch every round
 // trip.
+// When the latest answer on the channel reached the process (ticks; 0: none yet).
+uint64_t answered_at_ticks = 0;
+
 void exchange(ipc::Request& request, ipc::Reply& reply)
 {
+  if (answered_at_ticks != 0) { // (only this process writes them, under channel_mutex; the server reads at the end)
+    ipc::ProcessRuns& runs = channel->runs;
+    runs.ticks.store(runs.ticks.load(std::memory_order_relaxed) + (ipc::contention_ticks() - answered_at_ticks),
+                     std::memory_order_relaxed);
+    runs.count.store(runs.count.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
   in_exchange = true;
   thread_local const int32_t tid = static_cast<int32_t>(syscall(SYS_gettid));
   channel->exchange_tid.store(tid, std::memory_order_relaxed);
@@ -181,6 +190,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   sync_timer::after_reply(cpu_now, request.op == ipc::Op::Sync);
   channel->exchange_tid.store(0, std::memory_order_relaxed);
   in_exchange = false;
+  answered_at_ticks = ipc::contention_ticks();
 }
 
 // The exchange of a thread with a lane of its own, on that lane: no other

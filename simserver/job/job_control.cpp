@@ -128,7 +128,8 @@ double wall_clock_now()
 }
 
 JobControl::JobControl(World& world, std::string report_path, double wall_start)
-    : world_(world), report_path_(std::move(report_path)), wall_start_(wall_start)
+    : world_(world), report_path_(std::move(report_path)), wall_start_(wall_start),
+      ticks_start_(ipc::contention_ticks()), ticks_wall_start_(wall_clock_now())
 {
 }
 
@@ -234,10 +235,23 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
       << seconds(server_usage.ru_stime) << "},\n";
   // Wall time spent waiting for the rank processes' calls, against wall time
   // simulating; and the answers that had to wake their process up.
+  // Of that wait: how long the processes ran between an answer and their
+  // next call (ipc::ProcessRuns, in ticks: converted at the counter's rate
+  // over the job), the rest being the hand-overs both ways.
+  uint64_t run_ticks = 0;
+  uint64_t runs = 0;
+  for (unsigned rank = 0; rank < world_.ranks.size(); ++rank)
+    if (const ipc::Channel* channel = world_.processes->channel(rank); channel != nullptr) {
+      run_ticks += channel->runs.ticks.load(std::memory_order_relaxed);
+      runs += channel->runs.count.load(std::memory_order_relaxed);
+    }
+  const double ticks_per_s = static_cast<double>(ipc::contention_ticks() - ticks_start_) /
+                             std::max(1e-9, wall_clock_now() - ticks_wall_start_);
+  const double runs_s = ticks_per_s > 0 ? static_cast<double>(run_ticks) / ticks_per_s : 0;
   out << "  \"server_waiting\": {\"for_ranks_s\": " << totals.server_waited_s << ", \"answers\": " << totals.answers
       << ", \"wake_ups\": " << totals.wake_ups << ", \"relayed\": " << world_.wakes_relayed
       << ", \"relayed_missed\": " << world_.relayed_wakes_missed << ", \"side_by_side\": " << totals.side_by_side
-      << "},\n";
+      << ", \"ranks_ran_s\": " << runs_s << ", \"ranks_ran\": " << runs << "},\n";
   out << "  \"engine_rounds\": " << world_.engine_rounds << ",\n";
   // Messages that crossed the wire through a mailbox rather than host to
   // host (s4bxi/wire-mailboxes-beyond).

@@ -56,6 +56,10 @@ private:
   std::string layer_ = "Portals";
   SessionDirectory session_;
   double wall_start_;
+  // The time-stamp counter and the wall clock when the job began, to convert
+  // what the ranks counted in ticks (ipc::ProcessRuns).
+  uint64_t ticks_start_;
+  double ticks_wall_start_;
 };
 
 double wall_clock_now();

@@ -320,6 +320,29 @@ TEST_F(Examples, ReportSaysHowLongTheServerWaitedForRanks)
     }
 }
 
+// Of the server's wait, how long the processes ran between an answer and
+// their next call (ipc::ProcessRuns): one run before each call but a rank's
+// first (its hello), and a rank's runs never overlap, so that they take less
+// than the whole run each.
+TEST_F(Examples, ReportSaysHowLongTheRanksRanBetweenAnAnswerAndTheirNextCall)
+{
+    TempDir dir;
+    const std::string report = dir.file("run.json");
+    const unsigned ranks = 2;
+    auto r = run({"-n", std::to_string(ranks), "--cfg=s4bxi/compute:none", "--report", report,
+                  std::string(E2E_BINARY_DIR) + "/bench/put_pingpong", "100", "8"});
+    expect_success(r, static_cast<int>(ranks));
+    std::string error;
+    auto doc = json::parse(read_file(report), &error);
+    ASSERT_TRUE(doc.has_value()) << error << "\n" << describe(r);
+    const json::Value *waiting = doc->get("server_waiting");
+    ASSERT_TRUE(waiting && waiting->get("ranks_ran") && waiting->get("ranks_ran_s")) << read_file(report);
+    EXPECT_EQ(waiting->get("ranks_ran")->number, waiting->get("answers")->number - ranks) << read_file(report);
+    const double ran = waiting->get("ranks_ran_s")->number;
+    EXPECT_GT(ran, 0.0);
+    EXPECT_LT(ran, ranks * doc->get("wall_time_s")->number) << read_file(report);
+}
+
 // engine_rounds counts SimGrid's scheduling rounds: with compute off a run is
 // deterministic, so every round trip of a ping-pong adds the same number.
 // The server waits for one process at a time: what it waited cannot exceed
