@@ -789,6 +789,17 @@ struct QueuedCall {
   unsigned char put_payload[kMaxQueuedPutPayload];
 };
 
+// A queued call crosses from the process's core to the server's: both sides
+// copy only what carries something, the fields before the payload (384 bytes)
+// and the part of the payload a Put captured, instead of 800 bytes (13 cache
+// lines, which the other side owned last) for every call.
+inline constexpr std::size_t kQueuedCallFieldBytes = offsetof(QueuedCall, put_payload);
+inline std::size_t queued_call_bytes(const QueuedCall& call)
+{
+  const uint32_t captured = call.op == Op::Put ? call.args.put.captured_length : 0;
+  return kQueuedCallFieldBytes + (captured < kMaxQueuedPutPayload ? captured : kMaxQueuedPutPayload);
+}
+
 // What the process needs to answer a PtlMEAppend/PtlLEAppend itself on one
 // of its NIs, written with each reply (Channel::append_permits): the handle
 // the next entry appended there gets (reserved by the server until used),
@@ -866,7 +877,8 @@ struct Reply {
   uint32_t which = 0;
 };
 
-static_assert(std::is_trivially_copyable_v<Request> && std::is_trivially_copyable_v<Reply>,
+static_assert(std::is_trivially_copyable_v<Request> && std::is_trivially_copyable_v<Reply> &&
+                  std::is_trivially_copyable_v<QueuedCall>,
               "messages are copied byte-wise through shared memory");
 // Every call copies a request into the channel and the server copies it out:
 // three cache lines, of which the inline poll arrays are the largest

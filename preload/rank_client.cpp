@@ -603,7 +603,7 @@ bool queue(const ipc::QueuedCall& call, const sim_clock::LocalStep& planned, int
   if ((count & ipc::kQueuedCallsClaimed) != 0 || count >= ipc::kMaxQueuedCalls)
     return false;
   ipc::QueuedCall& slot = channel->queued_calls[count];
-  slot = call;
+  std::memcpy(&slot, &call, ipc::queued_call_bytes(call));
   slot.local_polls = local_polls::report_so_far();
   slot.steps_before = slot.local_polls.count;
   slot.compute_ns = planned.burst_cpu_ns;

@@ -20,6 +20,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 
 // How long (real time) a caller that most likely waits for another thread
@@ -602,8 +603,13 @@ void RankProxy::run_queued_calls()
     return;
   queued_claimed_ = true;
   for (uint32_t i = 0; i < state; ++i) {
-    // Copied: the channel is the process's to write.
-    const ipc::QueuedCall queued = channel->queued_calls[i];
+    // Copied: the channel is the process's to write. Its fields first, then
+    // as much of the payload as they say was captured (bounded): the rest
+    // of the slot may hold an earlier call's bytes, which nothing reads.
+    ipc::QueuedCall queued;
+    const ipc::QueuedCall& slot = channel->queued_calls[i];
+    std::memcpy(static_cast<void*>(&queued), &slot, ipc::kQueuedCallFieldBytes); // (trivially copyable)
+    std::memcpy(queued.put_payload, slot.put_payload, ipc::queued_call_bytes(queued) - ipc::kQueuedCallFieldBytes);
     run_queued_call(queued);
   }
 }
