@@ -101,6 +101,14 @@ std::optional<std::vector<std::string>> openmpi_environment(const MpiLibrary& mp
   // node) go under a directory that the server makes for the run and removes
   // when it ends (simserver/job/session_directory.hpp), unless the user set
   // OMPI_MCA_orte_tmpdir_base.
+  // OpenMPI's MPI_Init discovers the machine with hwloc, its I/O devices
+  // included: on a VM, hwloc's reads of every PCI device's configuration
+  // space (a hypervisor exit each) were a sixth of a rank's CPU time in
+  // MPI_Init. The ranks run on simulated nodes, whose NIC is not among the
+  // host's devices: hwloc skips them (its Linux I/O backend and its PCI,
+  // OpenCL and display plugins), unless the user chose hwloc's components.
+  if (not already.count("HWLOC_COMPONENTS"))
+    environment.push_back("HWLOC_COMPONENTS=-linuxio,-pci,-opencl,-gl");
   environment.push_back("FLUX_JOB_ID=" + std::to_string(getpid()));
   environment.push_back("FLUX_PMI_LIBRARY_PATH=" + support.pmi_library.string());
   for (const auto& [name, value] : options.mca)

@@ -1122,6 +1122,19 @@ TEST_F(Mpi, OmpiMcaVariableFromTheEnvironmentIsKept)
     EXPECT_TRUE(contains(bad.out + bad.err, "no_such_pml")) << describe(bad);
 }
 
+// OpenMPI's hwloc leaves the host's I/O devices alone (tools/mpi_launch.cpp),
+// unless the user chose hwloc's components, which the ranks then get.
+TEST_F(Mpi, HwlocSkipsTheHostsIoDevicesUnlessTheUserChoseComponents)
+{
+    auto r = run({"-v", "-n", "2", mpi_program("mpi_hello"), "2"});
+    expect_ok(r, 2, {"hello 2 ranks"});
+    EXPECT_TRUE(contains(r.err, "s4bxi-run: HWLOC_COMPONENTS=-linuxio,-pci,-opencl,-gl\n")) << describe(r);
+
+    auto mine = run_with_env({"HWLOC_COMPONENTS=-linuxio"}, {"-v", "-n", "2", mpi_program("mpi_hello"), "2"});
+    expect_ok(mine, 2, {"hello 2 ranks"});
+    EXPECT_FALSE(contains(mine.err, "HWLOC_COMPONENTS=")) << "the launcher set its own\n" << describe(mine);
+}
+
 // ---------------------------------------------------------------------------
 // MPI programs the launcher cannot run.
 
