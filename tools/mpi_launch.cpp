@@ -106,9 +106,12 @@ std::optional<std::vector<std::string>> openmpi_environment(const MpiLibrary& mp
   // space (a hypervisor exit each) were a sixth of a rank's CPU time in
   // MPI_Init. The ranks run on simulated nodes, whose NIC is not among the
   // host's devices: hwloc skips them (its Linux I/O backend and its PCI,
-  // OpenCL and display plugins), unless the user chose hwloc's components.
+  // OpenCL and display plugins), and does not even load those plugins (the
+  // display one loads X11's libraries), unless the user chose otherwise.
   if (not already.count("HWLOC_COMPONENTS"))
     environment.push_back("HWLOC_COMPONENTS=-linuxio,-pci,-opencl,-gl");
+  if (not already.count("HWLOC_PLUGINS_BLACKLIST"))
+    environment.push_back("HWLOC_PLUGINS_BLACKLIST=hwloc_pci,hwloc_opencl,hwloc_gl");
   environment.push_back("FLUX_JOB_ID=" + std::to_string(getpid()));
   environment.push_back("FLUX_PMI_LIBRARY_PATH=" + support.pmi_library.string());
   for (const auto& [name, value] : options.mca)

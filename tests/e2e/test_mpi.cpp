@@ -1129,10 +1129,13 @@ TEST_F(Mpi, HwlocSkipsTheHostsIoDevicesUnlessTheUserChoseComponents)
     auto r = run({"-v", "-n", "2", mpi_program("mpi_hello"), "2"});
     expect_ok(r, 2, {"hello 2 ranks"});
     EXPECT_TRUE(contains(r.err, "s4bxi-run: HWLOC_COMPONENTS=-linuxio,-pci,-opencl,-gl\n")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "s4bxi-run: HWLOC_PLUGINS_BLACKLIST=hwloc_pci,hwloc_opencl,hwloc_gl\n")) << describe(r);
 
-    auto mine = run_with_env({"HWLOC_COMPONENTS=-linuxio"}, {"-v", "-n", "2", mpi_program("mpi_hello"), "2"});
+    auto mine = run_with_env({"HWLOC_COMPONENTS=-linuxio", "HWLOC_PLUGINS_BLACKLIST=hwloc_gl"},
+                             {"-v", "-n", "2", mpi_program("mpi_hello"), "2"});
     expect_ok(mine, 2, {"hello 2 ranks"});
     EXPECT_FALSE(contains(mine.err, "HWLOC_COMPONENTS=")) << "the launcher set its own\n" << describe(mine);
+    EXPECT_FALSE(contains(mine.err, "HWLOC_PLUGINS_BLACKLIST=")) << "the launcher set its own\n" << describe(mine);
 }
 
 // ---------------------------------------------------------------------------
