@@ -34,6 +34,29 @@ protected:
         }
         return rows;
     }
+
+    // A job of `ranks` ranks run with --report, which must succeed, and its
+    // report: `doc` is empty (and the failure added) when there is none.
+    struct Reported {
+        RunResult run;
+        std::string text;
+        std::optional<json::Value> doc;
+    };
+    Reported run_reporting(unsigned ranks, const std::vector<std::string> &args)
+    {
+        TempDir dir;
+        const std::string report = dir.file("run.json");
+        std::vector<std::string> command{"-n", std::to_string(ranks), "--report", report};
+        command.insert(command.end(), args.begin(), args.end());
+        Reported reported{run(command), "", std::nullopt};
+        expect_success(reported.run, static_cast<int>(ranks));
+        reported.text = read_file(report);
+        std::string error;
+        reported.doc = json::parse(reported.text, &error);
+        if (not reported.doc)
+            ADD_FAILURE() << error << "\n" << describe(reported.run);
+        return reported;
+    }
 };
 
 TEST_F(Examples, PingpongPrintsTable)
@@ -284,17 +307,13 @@ TEST_F(Examples, NoTrafficSummaryWithoutPortalsCalls)
 // the simulation sleeps, so most answers wake one up.
 TEST_F(Examples, ReportSaysHowLongTheServerWaitedForRanks)
 {
-    TempDir dir;
-    const std::string report = dir.file("run.json");
     const unsigned ranks = 8;
-    auto r = run({"-n", std::to_string(ranks), "--cfg=s4bxi/compute:none", "--report", report,
-                  std::string(E2E_BINARY_DIR) + "/bench/put_ring", "50", "8"});
-    expect_success(r, static_cast<int>(ranks));
-    std::string error;
-    auto doc = json::parse(read_file(report), &error);
-    ASSERT_TRUE(doc.has_value()) << error << "\n" << describe(r);
+    const Reported job =
+        run_reporting(ranks, {"--cfg=s4bxi/compute:none", std::string(E2E_BINARY_DIR) + "/bench/put_ring", "50", "8"});
+    ASSERT_TRUE(job.doc.has_value());
+    const json::Value *doc = &*job.doc;
     const json::Value *waiting = doc->get("server_waiting");
-    ASSERT_TRUE(waiting && waiting->is_object()) << read_file(report);
+    ASSERT_TRUE(waiting && waiting->is_object()) << job.text;
     for (const char *key : {"for_ranks_s", "answers", "wake_ups", "relayed", "relayed_missed"})
         ASSERT_TRUE(waiting->get(key) && waiting->get(key)->is_number()) << "server_waiting without " << key;
     const double waited = waiting->get("for_ranks_s")->number;
@@ -326,44 +345,34 @@ TEST_F(Examples, ReportSaysHowLongTheServerWaitedForRanks)
 // than the whole run each.
 TEST_F(Examples, ReportSaysHowLongTheRanksRanBetweenAnAnswerAndTheirNextCall)
 {
-    TempDir dir;
-    const std::string report = dir.file("run.json");
     const unsigned ranks = 2;
-    auto r = run({"-n", std::to_string(ranks), "--cfg=s4bxi/compute:none", "--report", report,
-                  std::string(E2E_BINARY_DIR) + "/bench/put_pingpong", "100", "8"});
-    expect_success(r, static_cast<int>(ranks));
-    std::string error;
-    auto doc = json::parse(read_file(report), &error);
-    ASSERT_TRUE(doc.has_value()) << error << "\n" << describe(r);
-    const json::Value *waiting = doc->get("server_waiting");
-    ASSERT_TRUE(waiting && waiting->get("ranks_ran") && waiting->get("ranks_ran_s")) << read_file(report);
-    EXPECT_EQ(waiting->get("ranks_ran")->number, waiting->get("answers")->number - ranks) << read_file(report);
+    const Reported job = run_reporting(
+        ranks, {"--cfg=s4bxi/compute:none", std::string(E2E_BINARY_DIR) + "/bench/put_pingpong", "100", "8"});
+    ASSERT_TRUE(job.doc.has_value());
+    const json::Value *waiting = job.doc->get("server_waiting");
+    ASSERT_TRUE(waiting && waiting->get("ranks_ran") && waiting->get("ranks_ran_s")) << job.text;
+    EXPECT_EQ(waiting->get("ranks_ran")->number, waiting->get("answers")->number - ranks) << job.text;
     const double ran = waiting->get("ranks_ran_s")->number;
     EXPECT_GT(ran, 0.0);
-    EXPECT_LT(ran, ranks * doc->get("wall_time_s")->number) << read_file(report);
+    EXPECT_LT(ran, ranks * job.doc->get("wall_time_s")->number) << job.text;
 }
 
-// engine_rounds counts SimGrid's scheduling rounds: with compute off a run is
-// deterministic, so every round trip of a ping-pong adds the same number.
 // The server waits for one process at a time: what it waited cannot exceed
 // the run's wall time, even where the proxies of many ranks wait at once for
 // processes that sleep in the kernel (start-up at 64 ranks: it read 1.5 s of
 // waiting in a 0.1 s run when every proxy counted its parked time).
 TEST_F(Examples, ServerWaitingNeverExceedsTheWallTime)
 {
-    TempDir dir;
-    const std::string report = dir.file("run.json");
-    auto r = run({"-n", "64", "--platform", "fattree:2;8,8;1,8;1,1", "--cfg=s4bxi/compute:none", "--report", report,
-                  std::string(E2E_BINARY_DIR) + "/bench/put_ring", "0"});
-    expect_success(r, 64);
-    std::string error;
-    auto doc = json::parse(read_file(report), &error);
-    ASSERT_TRUE(doc.has_value()) << error << "\n" << describe(r);
-    const double waited = doc->get("server_waiting")->get("for_ranks_s")->number;
+    const Reported job = run_reporting(64, {"--platform", "fattree:2;8,8;1,8;1,1", "--cfg=s4bxi/compute:none",
+                                            std::string(E2E_BINARY_DIR) + "/bench/put_ring", "0"});
+    ASSERT_TRUE(job.doc.has_value());
+    const double waited = job.doc->get("server_waiting")->get("for_ranks_s")->number;
     EXPECT_GT(waited, 0.0);
-    EXPECT_LT(waited, doc->get("wall_time_s")->number) << read_file(report);
+    EXPECT_LT(waited, job.doc->get("wall_time_s")->number) << job.text;
 }
 
+// engine_rounds counts SimGrid's scheduling rounds: with compute off a run is
+// deterministic, so every round trip of a ping-pong adds the same number.
 TEST_F(Examples, ReportCountsTheEngineRoundsOfTheSimulation)
 {
     TempDir dir;
