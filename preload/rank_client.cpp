@@ -144,12 +144,13 @@ void wake_siblings(const ipc::Lane* mine)
       ipc::wake_without_ringing(lane.request_bell, lane.attention, ipc::kAttentionSibling);
 }
 
+// When the latest answer on the channel reached the process (ticks; 0: none
+// yet): the run from there to the next request is counted (ipc::ProcessRuns).
+uint64_t answered_at_ticks = 0;
+
 // The exchange itself; the caller holds channel_mutex. The wait loop makes no
 // system call but the futex: anything else there would stretch every round
 // trip.
-// When the latest answer on the channel reached the process (ticks; 0: none yet).
-uint64_t answered_at_ticks = 0;
-
 void exchange(ipc::Request& request, ipc::Reply& reply)
 {
   if (answered_at_ticks != 0) { // (only this process writes them, under channel_mutex; the server reads at the end)

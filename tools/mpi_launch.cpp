@@ -97,10 +97,6 @@ std::optional<std::vector<std::string>> openmpi_environment(const MpiLibrary& mp
   // library named by FLUX_PMI_LIBRARY_PATH: ours talks to the server's PMI
   // service, every collective of it completing in simulated time.
   parameter("pmix", "flux");
-  // OpenMPI's session directories (one per job and rank, named after the
-  // node) go under a directory that the server makes for the run and removes
-  // when it ends (simserver/job/session_directory.hpp), unless the user set
-  // OMPI_MCA_orte_tmpdir_base.
   // OpenMPI's MPI_Init discovers the machine with hwloc, its I/O devices
   // included: on a VM, hwloc's reads of every PCI device's configuration
   // space (a hypervisor exit each) were a sixth of a rank's CPU time in
@@ -112,6 +108,10 @@ std::optional<std::vector<std::string>> openmpi_environment(const MpiLibrary& mp
     environment.push_back("HWLOC_COMPONENTS=-linuxio,-pci,-opencl,-gl");
   if (not already.count("HWLOC_PLUGINS_BLACKLIST"))
     environment.push_back("HWLOC_PLUGINS_BLACKLIST=hwloc_pci,hwloc_opencl,hwloc_gl");
+  // OpenMPI's session directories (one per job and rank, named after the
+  // node) go under a directory that the server makes for the run and removes
+  // when it ends (simserver/job/session_directory.hpp), unless the user set
+  // OMPI_MCA_orte_tmpdir_base.
   environment.push_back("FLUX_JOB_ID=" + std::to_string(getpid()));
   environment.push_back("FLUX_PMI_LIBRARY_PATH=" + support.pmi_library.string());
   for (const auto& [name, value] : options.mca)
