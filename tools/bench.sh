@@ -137,7 +137,8 @@ smpi_comparison() {
     "${command[@]}" "${arguments[@]}" > "$out" 2> "$out.err" ||
       { echo "  failed: ${command[*]} ${arguments[*]} (its output in $work)"; tail -5 "$out.err"; return 1; }
     end=$(date +%s.%N)
-    awk -v s="$start" -v e="$end" 'BEGIN { print e - s }' >> "$work/$name.$side.job"
+    # (The runs of half the iterations, below, count in no median.)
+    [ "$round" = half ] || awk -v s="$start" -v e="$end" 'BEGIN { print e - s }' >> "$work/$name.$side.job"
   }
   local name round side sides
   for name in pingpong sweep alltoall stencil; do
@@ -229,6 +230,32 @@ smpi_comparison() {
     awk -v a="$answers" -v r="$alltoall_rounds" 'BEGIN {
       printf "  alltoall 8 B, 32 ranks (ours): %.0f round trips per alltoall over the whole job (start-up included), %.2f per MPI message; %.0f SimGrid rounds per alltoall\n", a, a / 160, r }'
   fi
+  # The same in steady state, start-up left out: one more run of each with
+  # half the iterations, whose answers (the same from run to run under
+  # compute:none) are taken from the first full run's, per message of the
+  # difference (ping-pong: 2 per iteration; sweep: as it prints; alltoall:
+  # 160 per alltoall).
+  local full_n=("$pingpong_n" "$sweep_n" "$alltoall_n")
+  pingpong_n=$((pingpong_n / 2)) sweep_n=$((sweep_n / 2)) alltoall_n=$((alltoall_n / 2))
+  for name in pingpong sweep alltoall; do
+    smpi_case "$name" ours half
+  done
+  pingpong_n=${full_n[0]} sweep_n=${full_n[1]} alltoall_n=${full_n[2]}
+  answers_in() { sed -n 's/.*"server_waiting": {.*"answers": \([0-9]*\),.*/\1/p' "$1"; }
+  messages_in() { sed -n 's/.* for \([0-9]*\) messages).*/\1/p' "$1" | head -1; }
+  local steady=()
+  for name in pingpong sweep alltoall; do
+    local full="$work/$name.ours.1" half="$work/$name.ours.half" messages
+    case "$name" in
+      pingpong) messages=$((2 * (pingpong_n - pingpong_n / 2))) ;;
+      sweep) messages=$(( $(messages_in "$full") - $(messages_in "$half") )) ;;
+      alltoall) messages=$((160 * (alltoall_n - alltoall_n / 2))) ;;
+    esac
+    steady+=("$(awk -v f="$(answers_in "$full.json")" -v h="$(answers_in "$half.json")" -v m="$messages" \
+      'BEGIN { if (f != "" && h != "" && m > 0) printf "%.2f", (f - h) / m; else printf "?" }')")
+  done
+  printf "  round trips per MPI message in steady state (start-up left out): %s (ping-pong), %s (sweep), %s (alltoall)\n" \
+    "${steady[@]}"
 
   # Where the rest goes: how long the server stands still for the ranks'
   # processes (the report's server_waiting: from an answer to the next call it
