@@ -206,13 +206,15 @@ smpi_comparison() {
   trips=$(awk -v c="$calls" -v a="$answered" 'BEGIN { print c - a }')
   printf "  8 B ping-pong (ours): %.2f round trips per MPI message = %.2f Portals calls - %.2f answered in the process\n" \
     "$trips" "$calls" "$answered"
+  # The server's answers in reports (one line each), and the messages of its
+  # loops that the sweep prints.
+  answers_in() { sed -n 's/.*"server_waiting": {.*"answers": \([0-9]*\),.*/\1/p' "$@"; }
+  messages_in() { sed -n 's/.* for \([0-9]*\) messages).*/\1/p' "$1" | head -1; }
   # The sweep's: the server's answers over its whole job, per message of its
-  # loops (it prints how many), start-up included (a few hundred answers).
+  # loops, start-up included (a few hundred answers).
   local sweep_trips
   sweep_trips=$(for out in "$work"/sweep.ours.?; do
-    awk -v a="$(sed -n 's/.*"server_waiting": {.*"answers": \([0-9]*\),.*/\1/p' "$out.json")" \
-      '/ for [0-9]+ messages\)/ { m = $0; sub(/.* for /, "", m); sub(/ messages.*/, "", m);
-                                  if (a != "" && m > 0) print a / m }' "$out"
+    awk -v a="$(answers_in "$out.json")" -v m="$(messages_in "$out")" 'BEGIN { if (a != "" && m > 0) print a / m }'
   done | median)
   [ -z "$sweep_trips" ] ||
     printf "  sweep 8 B to 4 MiB (ours): %.2f round trips per MPI message over the whole job (start-up included)\n" \
@@ -222,7 +224,7 @@ smpi_comparison() {
   # start-up is in it too: about 4,400 answers, 44 per alltoall at 100.
   # Also its SimGrid scheduling rounds (engine_rounds, below), the same way.
   local answers alltoall_rounds
-  answers=$(sed -n 's/.*"server_waiting": {.*"answers": \([0-9]*\),.*/\1/p' "$work"/alltoall.ours.?.json |
+  answers=$(answers_in "$work"/alltoall.ours.?.json |
     awk -v n="$alltoall_n" '{ print $1 / n }' | median)
   alltoall_rounds=$(sed -n 's/.*"engine_rounds": \([0-9]*\),.*/\1/p' "$work"/alltoall.ours.?.json |
     awk -v n="$alltoall_n" '{ print $1 / n }' | median)
@@ -241,8 +243,6 @@ smpi_comparison() {
     smpi_case "$name" ours half
   done
   pingpong_n=${full_n[0]} sweep_n=${full_n[1]} alltoall_n=${full_n[2]}
-  answers_in() { sed -n 's/.*"server_waiting": {.*"answers": \([0-9]*\),.*/\1/p' "$1"; }
-  messages_in() { sed -n 's/.* for \([0-9]*\) messages).*/\1/p' "$1" | head -1; }
   local steady=()
   for name in pingpong sweep alltoall; do
     local full="$work/$name.ours.1" half="$work/$name.ours.half" messages
