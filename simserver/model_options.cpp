@@ -186,6 +186,13 @@ Option<bool> g_replays_in_block{
     "slept within that block too, when nothing the block watches can change before it starts (same simulated "
     "results, one scheduling round less per such call)",
     true};
+Option<bool> g_answers_ahead{
+    "s4bxi/answers-ahead", nullptr,
+    "Let a blocked poll whose end is already on its way be answered at once, at the rank's later simulated time, "
+    "when nothing the rank could see (a NIC write for its node, another rank's call, the poll sentinel) can happen "
+    "before that time; the simulation goes on to that time while the process runs (same simulated results, the "
+    "process and the simulation side by side)",
+    true};
 Option<bool> g_lone_commands{
     "s4bxi/lone-commands", nullptr,
     "Let a command that a rank writes over PCIe while nothing else can use the CPU-to-NIC side of its node's link "
@@ -408,6 +415,7 @@ bool local_polls() { return g_local_polls.get(); }
 bool horizon_from_traffic() { return g_horizon_from_traffic.get(); }
 bool poll_period_in_block() { return g_poll_period_in_block.get(); }
 bool replays_in_block() { return g_replays_in_block.get(); }
+bool answers_ahead() { return g_answers_ahead.get(); }
 bool lone_commands() { return g_lone_commands.get(); }
 bool lone_messages() { return g_lone_messages.get(); }
 bool lone_arrivals() { return g_lone_arrivals.get(); }

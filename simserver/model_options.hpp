@@ -28,6 +28,9 @@ bool local_polls();
 bool horizon_from_traffic();
 bool poll_period_in_block();
 bool replays_in_block();
+// A blocked poll's answer may come before the clock reaches it, the
+// simulation going on to it while the process runs (rank_proxy.cpp).
+bool answers_ahead();
 bool lone_commands();
 bool lone_messages();
 bool lone_arrivals();

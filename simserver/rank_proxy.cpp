@@ -276,6 +276,7 @@ RankProxy::Wake RankProxy::wait_for_request()
       attention.fetch_and(~ipc::kAttentionLane);
       run_queued_calls();
       replay_published_polls();
+      caller_.settle(); // its threads' calls come at its time at the earliest (answered ahead)
       open_lanes(world_, api_, pmi_, control_, caller_);
     }
     if (main_lane && (attention.load() & ipc::kAttentionPmi) != 0) {
@@ -352,6 +353,7 @@ void RankProxy::park()
   if (rank.lane == nullptr) {
     run_queued_calls(); // after `parked`: a call queued later is followed by a Sync
     replay_published_polls(); // after `parked`: a poll answered later is left to the server
+    rank.settle(); // it parks at its time (answered ahead, it was later than the clock)
     // Lanes its threads took: from now on, whoever handles their notices opens them.
     rank.attention().fetch_and(~ipc::kAttentionLane);
     open_lanes(world_, api_, pmi_, control_, rank);
@@ -432,10 +434,26 @@ void RankProxy::inject_compute(uint64_t compute_ns)
                            .end = s4u::Engine::get_clock()});
 }
 
+void RankProxy::settle_unless_answered_ahead(const ipc::Reply& reply)
+{
+  // (An early answer's clock is synced later: not one of these.)
+  const double until = caller_.deferred_until;
+  if (until > s4u::Engine::get_clock() && (reply.flags & ipc::kReplyClockPending) == 0 &&
+      api_.may_answer_ahead(caller_, until)) {
+    world_.answers_ahead++;
+    world_.answered_ahead_s += until - s4u::Engine::get_clock();
+    return; // the proxy sleeps there while the process runs (operator())
+  }
+  caller_.settle();
+}
+
 void RankProxy::reply(ipc::Reply reply)
 {
-  caller_.settle(); // the answer comes at the rank's time
-  reply.now = s4u::Engine::get_clock();
+  // The answer comes at the rank's time: once the clock is there, or before
+  // when nothing the rank could see happens meanwhile (s4bxi/answers-ahead).
+  settle_unless_answered_ahead(reply);
+  const double clock = s4u::Engine::get_clock();
+  reply.now = caller_.time();
   const bool main_lane = caller_.lane == nullptr;
   // (A thread's lane: the process answers nothing itself while it has lanes,
   // so nothing of the mirror, the horizon or the append permits.)
@@ -443,14 +461,16 @@ void RankProxy::reply(ipc::Reply reply)
     ipc::Channel* channel = world_.processes->channel(rank_);
     if (options::local_polls()) {
       // No event not written yet lands before a PCIe write from now (what the
-      // mirror gives), nor before one from the NIC's earliest write.
-      const double now = reply.now;
+      // mirror gives), nor before one from the NIC's earliest write. (Seen
+      // from the clock, which an answer ahead leaves behind the rank's time:
+      // the other ranks' calls may come from there.)
       const double landing_now = portals::mirror_queues(caller_, channel->mirror);
       const double earliest_write =
-          options::horizon_from_traffic() ? world_.landing.earliest_write(caller_.node, now) : now;
-      reply.horizon = landing_now + (earliest_write - now);
-      reply.event_write_s = landing_now - now;
-      reply.put_forecast = world_.nics[caller_.node]->forecast_put(now, earliest_write); // (none when off)
+          options::horizon_from_traffic() ? world_.landing.earliest_write(caller_.node, clock) : clock;
+      reply.horizon = landing_now + (earliest_write - clock);
+      reply.event_write_s = landing_now - clock;
+      // (A Put the process queues starts at its time, the answer's or later.)
+      reply.put_forecast = world_.nics[caller_.node]->forecast_put(reply.now, earliest_write); // (none when off)
       reply.poll_streak = api_.poll_streak_state(caller_);
     }
     if (options::queued_appends())
@@ -649,6 +669,8 @@ void RankProxy::run_queued_call(const ipc::QueuedCall& queued)
   replay_local_polls(queued.local_polls, queued.steps_before);
   rank.may_defer = false;
   inject_compute(queued.compute_counted != 0 ? queued.compute_ns : 0);
+  if (queued.op != ipc::Op::Put)
+    rank.settle(); // (a Put's command write starts at the rank's time: nic/lone_writes.cpp)
   rank.stats.answered_in_process++;
   const double start = rank.time();
   // A Put the process went on from as forecast (nic/put_forecast.cpp): its
@@ -735,17 +757,18 @@ ipc::Reply RankProxy::serve(const ipc::Request& request, bool* answered_early)
                            " asked the server for more memory than it could allocate; the other ranks were "
                            "stopped");
   }
-  rank.settle(); // (a poll that found an event at once)
+  // (A poll that found an event at once, at the rank's time: answered
+  // there, reply() says when.)
   rank.answer_early = nullptr;
   rank.running_ahead = false;
   if (traced && trace::active != nullptr && rank.lane == nullptr)
-    trace::active->end_call(rank_, s4u::Engine::get_clock());
+    trace::active->end_call(rank_, rank.time());
   else if (traced && trace::active != nullptr)
     trace::active->record({.kind = trace::Kind::Call,
                            .node = rank.node,
                            .rank = static_cast<int>(rank_),
                            .start = call_start,
-                           .end = s4u::Engine::get_clock(),
+                           .end = rank.time(),
                            .what = portals::Api::call_name(request.op)});
   rank.current_call = "user code";
   return answer;
@@ -952,6 +975,7 @@ void RankProxy::operator()()
       // the other ranks), and nothing of it may be replayed after.
       run_queued_calls();
       replay_published_polls();
+      rank.settle(); // served at the rank's time (answered ahead, it was later than the clock)
       // The compute before a PMI command is only known at the next call on
       // the channel, and injected then.
       api_.end_poll_streak(rank); // polls around a PMI exchange are not a program that only polls
@@ -1021,6 +1045,10 @@ void RankProxy::operator()()
     rank.may_defer = false;
     steps_replayed_ = 0; // the process starts its steps again after this request
     inject_compute(request.compute_ns);
+    // Anything but a poll starts at the clock, which sleeps to the rank's time
+    // first (it was answered ahead, or the replays left their sleep to a poll).
+    if (not polls_at_rank_time(request))
+      rank.settle();
     if (ran_ahead_s_ > 1e-12) {
       // Its call came earlier than the time the simulation went on to while
       // it computed: the bound was wrong (s4bxi/run-ahead is experimental).
@@ -1061,7 +1089,15 @@ void RankProxy::operator()()
     // once, side by side, instead of one wake-up after the other (a 16-rank
     // allreduce: half the time the server waited). The process's next call
     // comes at this time or later, after them either way.
-    s4u::this_actor::yield();
+    // Answered ahead of the clock, it does not stand still: the simulation
+    // goes on to the rank's time while the process runs (nothing it could
+    // see happens meanwhile, and this sleep keeps the simulation busy until
+    // then), and the other ranks due before or then are answered meanwhile,
+    // side by side with it.
+    if (rank.deferred_until > s4u::Engine::get_clock() && rank.process().alive)
+      rank.settle();
+    else
+      s4u::this_actor::yield();
   }
 }
 

@@ -85,6 +85,9 @@ private:
   // Another thread of the process called, and its proxy waits to serve it.
   [[nodiscard]] bool sibling_call_waits() const;
   void reply(ipc::Reply reply);
+  // Sleeps to the rank's time before its answer, unless it may be answered
+  // there while the clock is still earlier (s4bxi/answers-ahead).
+  void settle_unless_answered_ahead(const ipc::Reply& reply);
   void ended(const job::Termination& end);
   // The rank's channel holds what neither side writes (`evidence`): ends the run.
   [[noreturn]] void overwritten(const std::string& evidence);

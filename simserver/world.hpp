@@ -205,7 +205,19 @@ struct RankPortals {
     const double until = deferred_until;
     deferred_until = 0;
     if (until > simgrid::s4u::Engine::get_clock() && process().alive)
-      s4bxi::sleep_until(until);
+      sleep_in_call_until(until);
+  }
+  // Sleeps its proxy to `until` in the call it serves: the rank's next call
+  // comes no sooner (what portals/rank_calls.hpp reads meanwhile).
+  void sleep_in_call_until(double until)
+  {
+    const double ends = wait_ends_no_sooner_than;
+    const bool on_change = wait_ends_on_change;
+    wait_ends_no_sooner_than = until;
+    wait_ends_on_change = false;
+    s4bxi::sleep_until(until);
+    wait_ends_no_sooner_than = ends;
+    wait_ends_on_change = on_change;
   }
   // Set by the rank's proxy while it runs a PtlPut the process queued: its
   // forecast, if the process went on from one (nic/put_forecast.hpp; the
@@ -244,8 +256,37 @@ struct RankPortals {
   void notify()
   {
     notifications++;
-    changed->notify_all();
+    if (notifications_held > 0)
+      held_notifications.push_back(changed.get());
+    else
+      changed->notify_all();
   }
+  // While a NIC's RX engine handles a message (nic.cpp), what it writes for
+  // the ranks wakes their waiting callers only once its handling is over, in
+  // the same instant: a caller then sees the handling whole (what else it
+  // wrote, what it sent, the message no longer on its way: what
+  // s4bxi/answers-ahead looks at), without a scheduling step of its own.
+  // (A handling does not block; a release that made it yield did let the
+  // caller run in the middle of it.)
+  struct NotificationsHeld {
+    NotificationsHeld() { notifications_held++; }
+    ~NotificationsHeld()
+    {
+      if (--notifications_held > 0)
+        return;
+      // In the order they were made (the woken callers run in that order),
+      // each once.
+      std::vector<ChangeSignal*> held = std::move(held_notifications);
+      held_notifications.clear();
+      for (auto at = held.begin(); at != held.end(); ++at)
+        if (std::find(held.begin(), at, *at) == at)
+          (*at)->notify_all();
+    }
+    NotificationsHeld(const NotificationsHeld&) = delete;
+    NotificationsHeld& operator=(const NotificationsHeld&) = delete;
+  };
+  static inline unsigned notifications_held = 0;
+  static inline std::vector<ChangeSignal*> held_notifications;
   // Something that may release this caller from its park (job/parked_ranks.hpp).
   void notify_parked()
   {
@@ -336,6 +377,11 @@ struct World {
   // and the other CPU-to-NIC writes that began during one (expected 0).
   uint64_t lone_commands = 0;
   uint64_t lone_command_overlaps = 0;
+  // Answers given at the rank's time before the clock got there
+  // (s4bxi/answers-ahead, RankProxy::reply), and the simulated time the
+  // simulation then went through while those ranks ran.
+  uint64_t answers_ahead = 0;
+  double answered_ahead_s = 0;
   // Ranks whose main thread has an answer that its proxy has not yet
   // started waiting on the next call after (RankStatistics::side_by_side).
   unsigned answers_out = 0;

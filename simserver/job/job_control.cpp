@@ -276,6 +276,11 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
   // the other writes that began during one (expected none).
   out << "  \"lone_commands\": {\"written\": " << world_.lone_commands
       << ", \"overlapped\": " << world_.lone_command_overlaps << "},\n";
+  // Answers given at the rank's later time before the clock got there, and
+  // the simulated time the simulation went through while those ranks ran
+  // (s4bxi/answers-ahead).
+  out << "  \"answers_ahead\": {\"count\": " << world_.answers_ahead << ", \"simulated_s\": " << world_.answered_ahead_s
+      << "},\n";
   out << "  \"memory\": {\"server_max_rss_kb\": " << server_usage.ru_maxrss
       << ", \"rank_max_rss_kb\": " << rank_rss_max
       << ", \"rank_mean_max_rss_kb\": " << (ranks_measured > 0 ? rank_rss_sum / static_cast<double>(ranks_measured) : 0)

@@ -196,6 +196,7 @@ void Nic::send_bxi_ack(const Message& message)
   ack->dst_nid = message.src_nid;
   ack->answers = true;
   ack->answered_seq = message.seq;
+  ack->acknowledges_response = message.network() == VirtualNetwork::Response;
   transmit(ack.get(), &message);
 }
 

@@ -17,6 +17,25 @@
 
 namespace s4bxi::nic {
 
+namespace {
+
+// Whether the TX engine that sends `message` may write to its node's host: a
+// request's SEND event, a payload it reads by DMA. A response or a BXI ACK
+// carries what its handling captured, and its sending writes no event.
+bool writes_at_tx(const Message& message)
+{
+  return message.kind == Message::Kind::Put || message.kind == Message::Kind::Get;
+}
+
+// Whether the TX engine that sends `message` reads its payload from the host
+// by DMA (nic/lone_writes.cpp): the CPU-to-NIC side of the node's link.
+bool reads_at_tx(const Message& message)
+{
+  return not message.payload_captured || message.needs_dma_read;
+}
+
+} // namespace
+
 void LandingBounds::configure(const std::vector<platform::Node>& nodes, const std::vector<NodeDelays>& delays,
                               const std::vector<int>& ranks_on_node, bool exact_only, bool may_end_early)
 {
@@ -28,6 +47,8 @@ void LandingBounds::configure(const std::vector<platform::Node>& nodes, const st
   ranks_on_node_ = ranks_on_node;
   exact_only_ = exact_only;
   sending_.assign(nodes.size(), 0);
+  sending_requests_.assign(nodes.size(), 0);
+  sending_reads_.assign(nodes.size(), 0);
   on_way_to_.assign(nodes.size(), {});
   e2e_timer_.assign(nodes.size(), e2e_deadlines_.end());
   least_tx_s_ = kNever;
@@ -165,26 +186,48 @@ void LandingBounds::begin_tx(Message& message, double now)
 {
   sending_[message.src_nid]++;
   sending_total_++;
+  if (writes_at_tx(message))
+    sending_requests_[message.src_nid]++;
+  if (reads_at_tx(message))
+    sending_reads_[message.src_nid]++;
   begin(message, handling_bound(message, now));
+  // Held by a TX engine, it keeps the engine busy as one on the wire does
+  // (busy_until). Not a copy sent again (acknowledged meanwhile, it is
+  // dropped unsent), nor one whose payload the engine reads from a rank
+  // that may end first (then dropped too).
+  TransitMark& mark = message.transit;
+  if (message.retries == 0 && message.payload_captured && mark.count > 0 && not mark.on_wire) {
+    mark.wire = on_wire_.insert(mark.bound);
+    mark.on_wire = true;
+  }
 }
 
 void LandingBounds::end_tx(const Message& message)
 {
   sending_[message.src_nid]--;
   sending_total_--;
+  if (writes_at_tx(message))
+    sending_requests_[message.src_nid]--;
+  if (reads_at_tx(message))
+    sending_reads_[message.src_nid]--;
 }
 
 void LandingBounds::on_wire(Message& message, double now)
 {
   const double bound = handling_bound(message, now);
+  // A BXI ACK of a response makes its destination write nothing and send
+  // nothing: it bounds no write, only the time the engine stays busy.
   if (message.kind == Message::Kind::BxiAck)
-    begin(message, bound);
+    begin(message, message.acknowledges_response ? kNever : bound);
   else
     advance(message, bound);
   TransitMark& mark = message.transit;
   if (mark.count > 0 && not mark.on_wire) {
     mark.wire = on_wire_.insert(bound);
     mark.on_wire = true;
+  } else if (mark.count == 1 && mark.on_wire && bound > *mark.wire) {
+    on_wire_.erase(mark.wire); // (held by its TX engine until now: the later bound)
+    mark.wire = on_wire_.insert(bound);
   }
 }
 
@@ -225,7 +268,7 @@ void LandingBounds::e2e_timer_cleared(unsigned node)
 
 double LandingBounds::earliest_write(unsigned node, double now, double calls_from) const
 {
-  if (exact_only_ || sending_[node] > 0)
+  if (exact_only_ || sending_requests_[node] > 0)
     return now;
   double bound = kNever;
   if (const auto& to_node = on_way_to_[node]; not to_node.empty())

@@ -7,7 +7,8 @@
 // itself (which the process knows of). So the bound for node D, at time `now`
 // while the ranks wait for the simulation (no rank acts before `now`), is the
 // earliest of:
-// - `now`, while D's TX engines have messages to send (SEND events);
+// - `now`, while D's TX engines have requests to send (SEND events; a
+//   response or a BXI ACK writes nothing as it leaves);
 // - for each message on its way to D (from the TX queue it entered to the end
 //   of its handling at D): the time it went on the wire (or entered the
 //   queue), plus the wire latency of its route, plus D's RX delay for its
@@ -111,14 +112,20 @@ public:
   [[nodiscard]] double earliest_write(unsigned node, double now) const { return earliest_write(node, now, now); }
   [[nodiscard]] double earliest_write(unsigned node, double now, double calls_from) const;
   // Until when the engine surely has something under way (-infinity: not
-  // known): a message on the wire, or received and waiting for or in its RX
-  // engine's delay, is handled no earlier than its bound, and until then a
-  // communication or an engine's sleep is pending (unless faults may lose
-  // it on the way). The poll sentinel acts only when nothing is pending
+  // known): a message held by a TX engine (not a copy sent again), on the
+  // wire, or received and waiting for or in its RX engine's delay, is
+  // handled no earlier than its bound, and until then a communication or an
+  // engine's sleep is pending (unless faults may lose it on the way). The poll sentinel acts only when nothing is pending
   // (portals/poll_sentinel.hpp).
   [[nodiscard]] double busy_until() const;
   // Whether the TX queues and engines of `node` hold no message.
   [[nodiscard]] bool sends_nothing(unsigned node) const { return sending_[node] == 0; }
+  // Whether they hold no message whose payload the TX engine reads from the
+  // host by DMA (a response without one, a PIO payload: none to read).
+  [[nodiscard]] bool reads_nothing(unsigned node) const { return sending_reads_[node] == 0; }
+  // Whether they hold no request (those of the request virtual network's
+  // engines: a response or a BXI ACK takes others).
+  [[nodiscard]] bool sends_no_request(unsigned node) const { return sending_requests_[node] == 0; }
 
   // The earliest time, as seen at `now`, at which any NIC can put on the
   // wire a message other than `sending` (which goes on it now) and the BXI
@@ -157,11 +164,13 @@ private:
   std::vector<double> least_answer_wire_into_; // the same from any other node (answers; 0 when not measured)
   std::unordered_map<uint64_t, double> route_latency_; // (from << 32 | to) -> seconds, measured when first needed
   std::vector<int> sending_;                            // per node: messages in its TX queues and engines
+  std::vector<int> sending_requests_;                   // per node: those of them that are requests
+  std::vector<int> sending_reads_;                      // per node: those whose payload its TX engine reads by DMA
   int sending_total_ = 0;
   double least_wire_s_ = 0;
   std::vector<std::multiset<double>> on_way_to_;        // per node: bounds of the messages on their way to it
   std::multiset<double> on_way_;                        // all of them
-  std::multiset<double> on_wire_; // the bounds of those that went on the wire (the first copy's)
+  std::multiset<double> on_wire_; // the bounds of those held by a TX engine or on the wire (the first copy's)
   std::vector<std::multiset<double>::iterator> e2e_timer_; // per node, or end() when none
   std::multiset<double> e2e_deadlines_;
   std::function<double(double)> earliest_rank_call_;

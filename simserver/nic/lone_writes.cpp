@@ -12,8 +12,9 @@
 // or one the NIC creates when it handles a message (a response, a released
 // triggered operation), which comes no earlier than the node's next event
 // write (LandingBounds). So with the rank alone on its node, without
-// threads, with no DMA read in progress and nothing in the TX queues, a
-// write that ends by then is alone for its whole length; a SimGrid
+// threads, with no DMA read in progress and no message in the TX queues
+// whose payload its engine will read (a response without payload reads
+// nothing), a write that ends by then is alone for its whole length; a SimGrid
 // communication would take exactly its latency and then its bytes at the
 // route's narrowest bandwidth (lone_writes_exact), and a sleep to that time
 // gives the same simulated results, for one scheduling round less (the end
@@ -68,7 +69,7 @@ bool Nic::writes_alone(const Message& message, uint64_t pio_bytes, double start)
   // first one during the write, in a race that real time decides: noticed,
   // counted and said by note_lone_overlap.)
   if (not options::lone_commands() || not lone_writes_exact_ || ranks_on_node_ != 1 || not dma_reads_.empty() ||
-      not world_.landing.sends_nothing(node_.nid) || not message.op ||
+      not world_.landing.reads_nothing(node_.nid) || not message.op ||
       world_.ranks[message.op->rank].calling_lanes != 0)
     return false;
   // (From the clock to `start`, the rank's time, nothing starts on that
@@ -83,10 +84,14 @@ bool Nic::writes_alone(const Message& message, uint64_t pio_bytes, double start)
   return true;
 }
 
-void Nic::write_over_pcie(bool alone, double start, uint64_t bytes)
+void Nic::write_over_pcie(bool alone, double start, uint64_t bytes, RankPortals* caller)
 {
   if (alone) {
-    s4bxi::sleep_until(lone_write_end(start, bytes));
+    const double end = lone_write_end(start, bytes);
+    if (caller != nullptr)
+      caller->sleep_in_call_until(end); // (its command is in then, not sooner)
+    else
+      s4bxi::sleep_until(end);
     return;
   }
   note_lone_overlap();

@@ -128,6 +128,9 @@ struct Message {
   uint64_t floor = 0;            // every lower `seq` of the sender to this receiver is acknowledged or given up
   bool answers = false;          // `answered_seq` names the message this one acknowledges (responses, BXI ACKs)
   uint64_t answered_seq = 0;
+  // A BXI ACK of a response: its handling only forgets the response, and
+  // writes nothing to its node's host (LandingBounds).
+  bool acknowledges_response = false;
   int retries = 0;               // retransmissions so far
   bool acked = false;            // acknowledged: a retransmission waiting in a TX queue is dropped
   RefCount refs;

@@ -104,12 +104,12 @@ void Nic::submit(std::unique_ptr<Message> message, uint64_t pio_bytes)
       caller->settle();
     double start = std::max(at, s4u::Engine::get_clock());
     if (pio_bytes > 0) { // PIO: payload to the NIC's scratch memory, fence, then the command
-      write_over_pcie(alone, start, pio_bytes);
+      write_over_pcie(alone, start, pio_bytes, caller);
       account_pcie(statistics_, node_.nid, trace::Kind::PciePio, rank_of(*message), pio_bytes, start,
                    s4u::Engine::get_clock());
       start = s4u::Engine::get_clock();
     }
-    write_over_pcie(alone, start, static_cast<uint64_t>(options::header_bytes()));
+    write_over_pcie(alone, start, static_cast<uint64_t>(options::header_bytes()), caller);
     account_pcie(statistics_, node_.nid, trace::Kind::PcieCommand, rank_of(*message),
                  static_cast<uint64_t>(options::header_bytes()), start, s4u::Engine::get_clock());
     lone_until_ = 0; // (the command is in: another write may begin)
@@ -264,11 +264,14 @@ void Nic::rx_loop(VirtualNetwork network, int lane)
     if (message->kind != Message::Kind::BxiAck && not received.delay_ran())
       s4bxi::sleep_until(received.taken_at() + delay);
     const MessagePtr handled = message; // on its way until every event of its handling is written
-    if (network == VirtualNetwork::Request)
-      handle_request(std::move(message));
-    else
-      handle_response(std::move(message));
-    world_.landing.ended(*handled);
+    {
+      const RankPortals::NotificationsHeld held;
+      if (network == VirtualNetwork::Request)
+        handle_request(std::move(message));
+      else
+        handle_response(std::move(message));
+      world_.landing.ended(*handled);
+    }
     if (trace::active != nullptr) {
       busy.end = s4u::Engine::get_clock();
       trace::active->record(busy);

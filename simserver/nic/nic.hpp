@@ -117,7 +117,8 @@ private:
   void release_buffers(InitiatorOp& op);
   // A CPU-to-NIC write of `bytes` over PCIe from `start` (alone on its way:
   // maybe later than now), or from now (not alone).
-  void write_over_pcie(bool alone, double start, uint64_t bytes);
+  // (`caller`: the rank whose command it is, if any.)
+  void write_over_pcie(bool alone, double start, uint64_t bytes, RankPortals* caller = nullptr);
   // Another CPU-to-NIC write begins now: counted and said if a command is
   // being written alone meanwhile (lone_writes.cpp).
   void note_lone_overlap();

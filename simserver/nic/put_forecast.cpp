@@ -10,8 +10,9 @@
 // sent without E2E, writes the SEND event, which lands a PCIe write later
 // (nic.cpp, transmit); a larger payload's SEND comes with the message's
 // acknowledgment (initiator.cpp), after the target's RX delay at the least.
-// Another command, a DMA read or a message in a TX queue of the node would
-// delay these steps; with the rank alone on its node none comes from another
+// Another command, a DMA read, a request in a TX queue of the node or a
+// response whose payload its engine reads would delay these steps (a
+// response without one takes the engines of the other virtual network); with the rank alone on its node none comes from another
 // process, and what the NIC could start itself (a response, a DMA read for
 // one, a released triggered operation, an E2E retransmission) comes no
 // earlier than the NIC's next event write, which LandingBounds bounds. So a
@@ -46,7 +47,11 @@ void configure_put_forecasts(World& world)
 ipc::PutForecast Nic::forecast_put(double now, double earliest_write)
 {
   ipc::PutForecast forecast;
-  if (not forecasts_exact_ || ranks_on_node_ != 1 || not world_.landing.sends_nothing(node_.nid) ||
+  // (A response the NIC sends meanwhile takes the engines of the other
+  // virtual network, and the wire after the Put's SEND: only one whose
+  // payload its engine reads by DMA would share the Put's PCIe side.)
+  if (not forecasts_exact_ || ranks_on_node_ != 1 || not world_.landing.sends_no_request(node_.nid) ||
+      not world_.landing.reads_nothing(node_.nid) ||
       not dma_reads_.empty() || queue(VirtualNetwork::Request).free_slots() < 1)
     return forecast;
   const double command = params_.model_pci_commands ? command_write_s_ : 0.0;

@@ -67,6 +67,13 @@ public:
   // polls), what it polls is no nearer to changing.
   void end_poll_streak(RankPortals& rank, bool progress = true);
 
+  // Whether the rank may be answered at `until`, its time, while the clock
+  // is still earlier (s4bxi/answers-ahead): the rank runs on from there and
+  // its next call comes no sooner, and nothing it could see happens before
+  // then (api_polls.cpp). Its main thread only, while no other thread of it
+  // calls, nothing parked and no wait with a deadline or a PtlAbort to watch.
+  [[nodiscard]] bool may_answer_ahead(const RankPortals& rank, double until) const;
+
   // What every data movement call asks for (Put, Get, the atomics), as the
   // program gave it.
   struct Transfer {

@@ -58,7 +58,7 @@ Reply Api::eq_get(RankPortals& rank, ipc::Handle handle, bool wait)
       return status(Status::EqEmpty);
   } else if (not eq_readiness(find(), rank.time()).ready) {
     charge_empty_poll(rank, HandleKind::EQ, std::span(&handle, 1));
-    if (not eq_readiness(find()).ready)
+    if (not eq_readiness(find(), rank.time()).ready) // (a block may leave the rank's time ahead)
       return status(Status::EqEmpty);
   }
   EventQueue* queue = find();

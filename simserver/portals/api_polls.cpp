@@ -200,8 +200,14 @@ const char* Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& 
   const size_t polled_count = begin_local_step(rank, step, polls, polled);
   if (polled_count == 0)
     return "a poll of no queue";
-  // (A blocked poll sleeps what the replays before it left: charge_empty_poll.)
-  if (step.kind != ipc::LocalPollStep::FoundAfterBlock && step.kind != ipc::LocalPollStep::EmptyAfterBlock)
+  // (A blocked poll sleeps what the replays before it left: charge_empty_poll.
+  // An event taken at once is taken at the rank's time, which may stay ahead
+  // of the clock when nothing is written for the rank meanwhile: no event
+  // posted behind it finds its queue fuller than it is.)
+  const bool at_rank_time = step.kind == ipc::LocalPollStep::FoundAfterBlock ||
+                            step.kind == ipc::LocalPollStep::EmptyAfterBlock ||
+                            (step.kind == ipc::LocalPollStep::FoundAtOnce && may_leave_unslept(rank, rank.time()));
+  if (not at_rank_time)
     rank.settle();
   if (step.kind == ipc::LocalPollStep::Empty || step.kind == ipc::LocalPollStep::FoundAfterCost) {
     const double start = s4u::Engine::get_clock();
@@ -281,6 +287,18 @@ bool Api::may_leave_unslept(const RankPortals& rank, double until) const
   // keeps the simulation busy.
   const double clock = s4u::Engine::get_clock();
   return world_.landing.earliest_write(rank.node, clock) > until && world_.landing.busy_until() > until;
+}
+
+bool Api::may_answer_ahead(const RankPortals& rank, double until) const
+{
+  // Its NIC writes nothing for it before then (no event, no payload, no
+  // read of its memory: LandingBounds). (Unlike a replay left unslept, its
+  // proxy sleeps to `until` once it has answered, RankProxy::operator():
+  // the simulation stays busy until then without a message on the wire.)
+  return options::answers_ahead() && rank.lane == nullptr && rank.process().alive &&
+         rank.process().calling_lanes == 0 && RankPortals::deadline_waits == 0 &&
+         abort_watch_.threaded_waiters() == 0 && abort_watch_.deadline_waiters() == 0 && world_.parked_ranks == 0 &&
+         world_.landing.earliest_write(rank.node, s4u::Engine::get_clock()) > until;
 }
 
 Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles)
@@ -401,7 +419,16 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
     watch();
 
   bool released = false;
-  PollPeriods periods{.start = start, .period = cost};
+  PollPeriods periods{.start = start, .period = cost, .ended_on_period = false, .may_end_ahead = {}};
+  // A block that ends on a landing already on its way may end at once, the
+  // rank's time left there, when the rank may be answered from there
+  // (s4bxi/answers-ahead): the answer comes without the scheduling round of
+  // that sleep. Queues only: the checks after a block read them at the rank's
+  // time.
+  const bool queues_only = std::all_of(watching.begin(), watching.end(),
+                                       [](const PollStreak::Watched& w) { return w.kind == HandleKind::EQ; });
+  if (queues_only && kind == HandleKind::EQ)
+    periods.may_end_ahead = [this, &rank](double until) { return may_answer_ahead(rank, until); };
   if (const Readiness on_its_way = changed(); end_on_its_way(on_its_way)) {
     // A block the process replayed (it saw its end in its mirror) among the
     // polls before one that may block: its end is known, and it may be left
@@ -429,14 +456,15 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
   }
   // A block that ended at once (what it watches had landed by its start)
   // still ends with the poll's period.
-  if (s4u::Engine::get_clock() < start && rank.process().alive)
+  if (rank.time() < start && rank.process().alive)
     s4bxi::sleep_until(start);
   // Round the blocked time up to whole poll periods, as the polls would have
-  // (a block that ended on a landing already slept to its period's end).
+  // (a block that ended on a landing already slept to its period's end, or
+  // left it to the answer).
   if (cost > 0 && not periods.ended_on_period)
     if (const double extra = rest_of_poll_period(start, s4u::Engine::get_clock(), cost); extra > 0)
       s4bxi::sleep_for(extra);
-  charge_blocked(rank, trace::Kind::Poll, start, "polling (blocked until a polled object changes)");
+  charge_blocked(rank, trace::Kind::Poll, start, rank.time(), "polling (blocked until a polled object changes)");
   // Released to poll once more: the next empty poll blocks again.
   streak.count = released ? limit - 1 : 0;
   return released ? EmptyPoll::Released : EmptyPoll::BlockedUntilChange;

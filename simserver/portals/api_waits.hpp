@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace s4bxi::portals::detail {
@@ -48,6 +49,11 @@ struct PollPeriods {
   double start = 0.0;
   double period = 0.0;
   bool ended_on_period = false; // set when the block ended at a period's end
+  // Whether the block may end at once when its end, `until`, is known (a
+  // landing on its way): the rank's time is then left at `until`, ahead of
+  // the clock (RankPortals::deferred_until), and its answer may come before
+  // the clock gets there (s4bxi/answers-ahead, RankProxy::reply). Unset: no.
+  std::function<bool(double until)> may_end_ahead;
 };
 
 // Blocks the calling proxy until `check` says ready or `deadline` passes.
@@ -105,6 +111,11 @@ bool block_until(RankPortals& rank, double deadline, Check check, PollPeriods* p
       const bool rounded = periods != nullptr && periods->period > 0 && until < deadline;
       if (rounded)
         until += rest_of_poll_period(periods->start, until, periods->period);
+      if (periods != nullptr && periods->may_end_ahead && periods->may_end_ahead(until)) {
+        rank.deferred_until = until;
+        periods->ended_on_period = rounded;
+        return true;
+      }
       waiting.until(until, false);
       s4bxi::sleep_until(until);
       if (periods != nullptr)

@@ -152,6 +152,60 @@ TEST_F(LandingBoundsTest, ABxiAckIsHandledAsItArrives)
   EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, 2e-3), 2e-3 + route(1, 0) + kResponse);
 }
 
+// A BXI ACK of a response only makes its destination forget the response:
+// it bounds no write there, nor anything its handling sends (none), only the
+// time the engine stays busy. One of a request may write its SEND (a payload
+// kept until acknowledged) and bounds as before.
+TEST_F(LandingBoundsTest, ABxiAckOfAResponseBoundsNoWrite)
+{
+  configure({1, 1, 1, 1});
+  const double now = 2e-3;
+  const double alone = bounds_.earliest_write(0, now);
+  auto of_response = message(Message::Kind::BxiAck, 1, 0);
+  of_response->acknowledges_response = true;
+  bounds_.on_wire(*of_response, now);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, now), alone);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(2, now), now + kTx + std::min({route(0, 2), route(1, 2), route(3, 2)}) + kRx);
+  EXPECT_DOUBLE_EQ(bounds_.busy_until(), now + route(1, 0));
+  auto of_request = message(Message::Kind::BxiAck, 1, 0);
+  bounds_.on_wire(*of_request, now);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, now), now + route(1, 0));
+  bounds_.ended(*of_request);
+  bounds_.ended(*of_response);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(0, now), alone);
+}
+
+// A response in a TX queue writes nothing at its source as it leaves (a
+// request writes its SEND): its node's next write is bounded as without it.
+// Neither reads the host when its payload is captured; a response whose
+// payload the engine reads by DMA (a Get's) does.
+TEST_F(LandingBoundsTest, AResponseLeavingWritesNothingAtItsSource)
+{
+  configure({1, 1, 1, 1});
+  const double now = 3e-3;
+  const double alone = bounds_.earliest_write(1, now);
+  auto ack = message(Message::Kind::Ack, 1, 0);
+  bounds_.begin_tx(*ack, now);
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(1, now), alone);
+  EXPECT_FALSE(bounds_.sends_nothing(1));
+  EXPECT_TRUE(bounds_.sends_no_request(1));
+  EXPECT_TRUE(bounds_.reads_nothing(1));
+  auto reply = message(Message::Kind::GetResponse, 1, 2);
+  reply->needs_dma_read = true;
+  bounds_.begin_tx(*reply, now);
+  EXPECT_FALSE(bounds_.reads_nothing(1));
+  auto put = message(Message::Kind::Put, 1, 0);
+  bounds_.begin_tx(*put, now);
+  EXPECT_EQ(bounds_.earliest_write(1, now), now);
+  EXPECT_FALSE(bounds_.sends_no_request(1));
+  for (Message* done : {ack.get(), reply.get(), put.get()}) {
+    bounds_.end_tx(*done);
+    bounds_.ended(*done);
+  }
+  EXPECT_TRUE(bounds_.sends_nothing(1) && bounds_.reads_nothing(1) && bounds_.sends_no_request(1));
+  EXPECT_DOUBLE_EQ(bounds_.earliest_write(1, now), alone);
+}
+
 TEST_F(LandingBoundsTest, TwiceOnItsWayKeepsTheEarlierUntilBothAreDone)
 {
   configure({1, 1, 1, 1});
@@ -189,10 +243,10 @@ TEST_F(LandingBoundsTest, AnE2eDeadlineBoundsEveryNodeUntilCleared)
 
 } // namespace
 
-// busy_until: the latest bound of the messages that went on the wire, which
-// keep an activity of the engine pending until then (a message still in its
-// TX queue may be dropped there: it says nothing); not known when a message
-// may end its way early (faults).
+// busy_until: the latest bound of the messages held by a TX engine or on the
+// wire, which keep an activity of the engine pending until then (not a copy
+// sent again, nor a payload read from a rank, which may be dropped unsent);
+// not known when a message may end its way early (faults).
 TEST_F(LandingBoundsTest, BusyUntilTheLastMessageOnTheWireIsHandled)
 {
   configure({1, 1, 1, 1});
@@ -202,10 +256,11 @@ TEST_F(LandingBoundsTest, BusyUntilTheLastMessageOnTheWireIsHandled)
   const double start = 1e-3;
   bounds_.begin_tx(*near, start);
   bounds_.begin_tx(*far, start);
-  EXPECT_LT(bounds_.busy_until(), start) << "queued only";
+  ASSERT_GT(route(3, 0), route(1, 0) + kTx);
+  EXPECT_DOUBLE_EQ(bounds_.busy_until(), start + route(3, 0) + kRx) << "queued";
   const double sent = start + kTx;
   bounds_.on_wire(*near, sent);
-  EXPECT_DOUBLE_EQ(bounds_.busy_until(), sent + route(1, 0) + kRx);
+  EXPECT_DOUBLE_EQ(bounds_.busy_until(), start + route(3, 0) + kRx) << "the far one still queued";
   bounds_.on_wire(*far, sent);
   ASSERT_GT(route(3, 0), route(1, 0));
   EXPECT_DOUBLE_EQ(bounds_.busy_until(), sent + route(3, 0) + kRx);
@@ -218,6 +273,19 @@ TEST_F(LandingBoundsTest, BusyUntilTheLastMessageOnTheWireIsHandled)
   bounds_.on_wire(*ack, sent);
   EXPECT_DOUBLE_EQ(bounds_.busy_until(), sent + route(0, 2));
   bounds_.ended(*ack);
+  // A copy sent again, or a payload the engine reads from a rank, held by
+  // its TX engine says nothing; on the wire, it does.
+  auto again = message(Message::Kind::Put, 1, 0);
+  again->retries = 1;
+  auto read = message(Message::Kind::Put, 1, 0);
+  read->payload_captured = false;
+  bounds_.begin_tx(*again, start);
+  bounds_.begin_tx(*read, start);
+  EXPECT_LT(bounds_.busy_until(), start);
+  bounds_.on_wire(*read, sent);
+  EXPECT_DOUBLE_EQ(bounds_.busy_until(), sent + route(1, 0) + kRx);
+  bounds_.ended(*again);
+  bounds_.ended(*read);
   // With faults, a message on the wire may be lost before its bound.
   bounds_.configure(nodes_, std::vector<NodeDelays>(nodes_.size(), {kTx, kRx, kResponse}), {1, 1, 1, 1}, false,
                     true);
