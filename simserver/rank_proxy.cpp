@@ -122,8 +122,13 @@ public:
       job_pids.push_back(member.os_pid);
     if (not job::blocked_on_job_pipe(rank.os_pid, job_pids))
       return {};
+    // (Not the thread of another rank that waits for its answer in an
+    // exchange: it may spin there, yielding, for as long as this wait lasts,
+    // and can end nothing. Beside CPU hogs, a rank whose call came while the
+    // server waited here spun past four notices, 24 s.)
     for (const auto& other : ranks)
-      if (other.alive && other.rank != rank.rank && job::any_thread_running(other.os_pid))
+      if (other.alive && other.rank != rank.rank &&
+          job::any_thread_running(other.os_pid, {.only = 0, .except = {other.thread_in_call()}}))
         return {};
     const std::string others = job::describe_blocked_ranks(world, [&rank, &what](const RankPortals& r) {
           if (r.rank == rank.rank)
