@@ -115,8 +115,8 @@ public:
   // known): a message held by a TX engine (not a copy sent again), on the
   // wire, or received and waiting for or in its RX engine's delay, is
   // handled no earlier than its bound, and until then a communication or an
-  // engine's sleep is pending (unless faults may lose it on the way). The poll sentinel acts only when nothing is pending
-  // (portals/poll_sentinel.hpp).
+  // engine's sleep is pending (unless faults may lose it on the way). The
+  // poll sentinel acts only when nothing is pending (portals/poll_sentinel.hpp).
   [[nodiscard]] double busy_until() const;
   // Whether the TX queues and engines of `node` hold no message.
   [[nodiscard]] bool sends_nothing(unsigned node) const { return sending_[node] == 0; }
