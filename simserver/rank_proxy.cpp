@@ -281,7 +281,7 @@ RankProxy::Wake RankProxy::wait_for_request()
       attention.fetch_and(~ipc::kAttentionLane);
       run_queued_calls();
       replay_published_polls();
-      caller_.settle(); // its threads' calls come at its time at the earliest (answered ahead)
+      caller_.settle(); // its threads' calls come at its time at the earliest (the replays may leave it ahead)
       open_lanes(world_, api_, pmi_, control_, caller_);
     }
     if (main_lane && (attention.load() & ipc::kAttentionPmi) != 0) {
@@ -358,7 +358,7 @@ void RankProxy::park()
   if (rank.lane == nullptr) {
     run_queued_calls(); // after `parked`: a call queued later is followed by a Sync
     replay_published_polls(); // after `parked`: a poll answered later is left to the server
-    rank.settle(); // it parks at its time (answered ahead, it was later than the clock)
+    rank.settle(); // it parks at its time (the replays may leave it ahead of the clock)
     // Lanes its threads took: from now on, whoever handles their notices opens them.
     rank.attention().fetch_and(~ipc::kAttentionLane);
     open_lanes(world_, api_, pmi_, control_, rank);
@@ -980,7 +980,7 @@ void RankProxy::operator()()
       // the other ranks), and nothing of it may be replayed after.
       run_queued_calls();
       replay_published_polls();
-      rank.settle(); // served at the rank's time (answered ahead, it was later than the clock)
+      rank.settle(); // served at the rank's time (the replays may leave it ahead of the clock)
       // The compute before a PMI command is only known at the next call on
       // the channel, and injected then.
       api_.end_poll_streak(rank); // polls around a PMI exchange are not a program that only polls
@@ -1051,7 +1051,8 @@ void RankProxy::operator()()
     steps_replayed_ = 0; // the process starts its steps again after this request
     inject_compute(request.compute_ns);
     // Anything but a poll starts at the clock, which sleeps to the rank's time
-    // first (it was answered ahead, or the replays left their sleep to a poll).
+    // first (the replays left their sleep to a poll, or took an event at the
+    // rank's time: Api::replay_local_poll).
     if (not polls_at_rank_time(request))
       rank.settle();
     if (ran_ahead_s_ > 1e-12) {

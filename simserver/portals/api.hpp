@@ -199,6 +199,10 @@ private:
   // Whether a poll's period may be slept within its block at all
   // (s4bxi/poll-period-in-block; charge_empty_poll tells when).
   [[nodiscard]] bool may_sleep_period_in_block() const;
+  // Whether no instant of the coming simulated time is watched from outside
+  // the simulation's own events (the outside holder, a wait's deadline), so
+  // that a sleep may be left to a later one (the two above, may_answer_ahead).
+  [[nodiscard]] bool no_instant_watched() const;
   // Whether a polled counter changed since its streak began watching it.
   bool counter_changed_in_streak(RankPortals& rank, ipc::Handle handle);
 

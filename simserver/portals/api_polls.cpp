@@ -269,13 +269,18 @@ ipc::PollStreakState Api::poll_streak_state(const RankPortals& rank)
   return state;
 }
 
+bool Api::no_instant_watched() const
+{
+  // Not while the outside holder may have to hold the simulation at some
+  // instant (a thread that may abort a wait, a parked rank), nor while a wait
+  // with a deadline makes the sentinel look at every round.
+  return RankPortals::deadline_waits == 0 && abort_watch_.threaded_waiters() == 0 &&
+         abort_watch_.deadline_waiters() == 0 && world_.parked_ranks == 0;
+}
+
 bool Api::may_sleep_period_in_block() const
 {
-  // Not while the outside holder may have to hold the simulation at an
-  // instant of the period (a thread that may abort a wait, a parked rank),
-  // nor while a wait with a deadline makes the sentinel look at every round.
-  return options::poll_period_in_block() && RankPortals::deadline_waits == 0 && abort_watch_.threaded_waiters() == 0 &&
-         abort_watch_.deadline_waiters() == 0 && world_.parked_ranks == 0;
+  return options::poll_period_in_block() && no_instant_watched();
 }
 
 bool Api::may_leave_unslept(const RankPortals& rank, double until) const
@@ -296,8 +301,7 @@ bool Api::may_answer_ahead(const RankPortals& rank, double until) const
   // proxy sleeps to `until` once it has answered, RankProxy::operator():
   // the simulation stays busy until then without a message on the wire.)
   return options::answers_ahead() && rank.lane == nullptr && rank.process().alive &&
-         rank.process().calling_lanes == 0 && RankPortals::deadline_waits == 0 &&
-         abort_watch_.threaded_waiters() == 0 && abort_watch_.deadline_waiters() == 0 && world_.parked_ranks == 0 &&
+         rank.process().calling_lanes == 0 && no_instant_watched() &&
          world_.landing.earliest_write(rank.node, s4u::Engine::get_clock()) > until;
 }
 
