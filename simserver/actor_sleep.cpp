@@ -1,4 +1,5 @@
 #include "actor_sleep.hpp"
+#include "engine_clock.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Actor.hpp>
@@ -85,7 +86,7 @@ void hook_time_advances()
 {
   static const bool hooked = [] {
     s4u::Engine::on_time_advance_cb([](double) {
-      const double now = s4u::Engine::get_clock();
+      const double now = sim_now();
       auto& all = groups();
       for (auto due = all.upper_bound(now); due != all.end() && due->first - now < time_precision();) {
         auto group = due++;
@@ -109,7 +110,7 @@ double time_precision()
 void sleep_until(double when)
 {
   xbt_assert(not std::isnan(when), "a sleep until no time");
-  if (not(when > s4u::Engine::get_clock()))
+  if (not(when > sim_now()))
     return;
   // (As SimGrid's sleep_until, whose sleep_for refuses an infinite time: a
   // timer at infinity would move simulated time there.)
@@ -176,14 +177,14 @@ bool some_actor_sleeps()
   // Not those due now, or within the precision: SimGrid's models end such
   // sleep actions before time advance callbacks run.
   const auto& all = groups();
-  return not all.empty() && all.rbegin()->first - s4u::Engine::get_clock() >= time_precision();
+  return not all.empty() && all.rbegin()->first - sim_now() >= time_precision();
 }
 
 void sleep_for(double duration)
 {
   xbt_assert(std::isfinite(duration), "a sleep of no finite duration");
   if (duration > 0)
-    sleep_until(s4u::Engine::get_clock() + duration);
+    sleep_until(sim_now() + duration);
 }
 
 } // namespace s4bxi

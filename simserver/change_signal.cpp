@@ -1,4 +1,5 @@
 #include "change_signal.hpp"
+#include "engine_clock.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -53,7 +54,7 @@ bool ChangeSignal::wait_until(double deadline)
     bell->acquire();
     return true;
   }
-  if (not bell->acquire_timeout(deadline - s4u::Engine::get_clock()))
+  if (not bell->acquire_timeout(deadline - sim_now()))
     return true;
   // The deadline came; a notification at the same instant, after it, still
   // released the semaphore: taken here, so that the next wait waits.

@@ -9,6 +9,7 @@
 #include "model_options.hpp"
 #include "nic/nic.hpp"
 #include "platform/cluster.hpp"
+#include "platform/unused_models.hpp"
 #include "platform/placement.hpp"
 #include "pmi/pmi_server.hpp"
 #include "portals/api.hpp"
@@ -143,6 +144,7 @@ int main(int argc, char** argv)
   World world;
   try {
     world.nodes = platform::load_cluster(launch->platform.empty() ? platform::kDefaultPlatform : launch->platform);
+    platform::leave_out_unused_models();
   } catch (const std::exception& e) {
     usage_error(e.what());
   }

@@ -9,6 +9,7 @@
 #include "nic/nic_parameters.hpp"
 #include "portals/event_delivery.hpp"
 #include "trace/recorder.hpp"
+#include "engine_clock.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -111,7 +112,7 @@ public:
     std::fprintf(stderr,
                  "s4bxi-run: note: the simulation has waited %.3g s (real time) for rank %u's next call, at simulated "
                  "time %.9f s; rank %u is %s. %s\n",
-                 now - start_, rank.rank, s4u::Engine::get_clock(), rank.rank, what.c_str(),
+                 now - start_, rank.rank, sim_now(), rank.rank, what.c_str(),
                  blocked ? "The simulation cannot go on without it: what it waits for (another rank's write, a "
                            "socket, a futex) cannot happen while the simulation waits for it"
                          : "If it waits for a flag in its memory that another rank sets, it waits forever: the "
@@ -214,11 +215,11 @@ RankProxy::Wake RankProxy::wait_for_request()
       // The rank computes: its next call comes no earlier than this bound,
       // so the rest of the simulation may go on up to it meanwhile.
       const double bound = running_bound();
-      if (bound > s4u::Engine::get_clock() + 1e-9) {
+      if (bound > sim_now() + 1e-9) {
         run_queued_calls();
         replay_published_polls();
         caller_.awaiting_request = false;
-        ran_ahead_s_ += bound - s4u::Engine::get_clock();
+        ran_ahead_s_ += bound - sim_now();
         s4bxi::sleep_until(bound);
         caller_.awaiting_request = true;
         world_.processes->scheduling()->served_rank.store(rank_, std::memory_order_relaxed);
@@ -369,7 +370,7 @@ void RankProxy::park()
     const std::string call_before = rank.current_call;
     rank.current_call = job::kernel_wait_of(rank);
     XBT_DEBUG("rank %u parked: %s", rank_, rank.current_call.c_str());
-    const double start = s4u::Engine::get_clock();
+    const double start = sim_now();
     // A thread that blocked before its first call (a library's thread in
     // epoll) is dormant: nothing in the simulation waits for it, the outside
     // holder does not hold the simulation for it, and its blocked time is
@@ -392,7 +393,7 @@ void RankProxy::park()
     // Woken from outside the simulation: its call comes no sooner than the
     // ranks' calls were promised to (portals/rank_calls.hpp).
     if (const double promised = world_.landing.calls_promised_from();
-        rank.process().alive && promised > s4u::Engine::get_clock())
+        rank.process().alive && promised > sim_now())
       s4bxi::sleep_until(promised);
     rank.current_call = call_before;
     if (not dormant)
@@ -426,7 +427,7 @@ void RankProxy::inject_compute(uint64_t compute_ns)
   const double ahead = std::min(seconds, ran_ahead_s_);
   ran_ahead_s_ -= ahead;
   seconds -= ahead;
-  const double start = s4u::Engine::get_clock() - ahead;
+  const double start = sim_now() - ahead;
   if (seconds > 0)
     s4u::this_actor::execute(seconds * s4u::this_actor::get_host()->get_speed());
   caller_.stats.compute_s += ahead + seconds;
@@ -436,17 +437,17 @@ void RankProxy::inject_compute(uint64_t compute_ns)
                            .node = caller_.node,
                            .rank = static_cast<int>(rank_),
                            .start = start,
-                           .end = s4u::Engine::get_clock()});
+                           .end = sim_now()});
 }
 
 void RankProxy::settle_unless_answered_ahead(const ipc::Reply& reply)
 {
   // (An early answer's clock is synced later: not one of these.)
   const double until = caller_.deferred_until;
-  if (until > s4u::Engine::get_clock() && (reply.flags & ipc::kReplyClockPending) == 0 &&
+  if (until > sim_now() && (reply.flags & ipc::kReplyClockPending) == 0 &&
       api_.may_answer_ahead(caller_, until)) {
     world_.answers_ahead++;
-    world_.answered_ahead_s += until - s4u::Engine::get_clock();
+    world_.answered_ahead_s += until - sim_now();
     return; // the proxy sleeps there while the process runs (operator())
   }
   caller_.settle();
@@ -457,7 +458,7 @@ void RankProxy::reply(ipc::Reply reply)
   // The answer comes at the rank's time: once the clock is there, or before
   // when nothing the rank could see happens meanwhile (s4bxi/answers-ahead).
   settle_unless_answered_ahead(reply);
-  const double clock = s4u::Engine::get_clock();
+  const double clock = sim_now();
   reply.now = caller_.time();
   const bool main_lane = caller_.lane == nullptr;
   // (A thread's lane: the process answers nothing itself while it has lanes,
@@ -697,7 +698,7 @@ void RankProxy::run_queued_call(const ipc::QueuedCall& queued)
   rank.queued_put_payload = {};
   rank.running_queued_put = false;
   if (forecast) {
-    if (const double end = s4u::Engine::get_clock(); std::abs(end - queued.forecast.end) > queued.forecast.tolerance_s() &&
+    if (const double end = sim_now(); std::abs(end - queued.forecast.end) > queued.forecast.tolerance_s() &&
                                                      world_.put_forecast_misses++ == 0)
       XBT_WARN("rank %u's PtlPut ended at %.12g s, its process forecast %.12g s (a bug: please report it; counted in "
                "the report's put_forecasts)",
@@ -707,8 +708,8 @@ void RankProxy::run_queued_call(const ipc::QueuedCall& queued)
   // permitted, at once: an append, as an unlink, takes no simulated time).
   const bool as_answered =
       answer.status == ipc::Status::Ok &&
-      (queued.op != ipc::Op::Append || (answer.result.handle == queued.entry && s4u::Engine::get_clock() == start)) &&
-      (queued.op != ipc::Op::Unlink || s4u::Engine::get_clock() == start);
+      (queued.op != ipc::Op::Append || (answer.result.handle == queued.entry && sim_now() == start)) &&
+      (queued.op != ipc::Op::Unlink || sim_now() == start);
   if (not as_answered)
     control_.finish(1, "rank " + std::to_string(rank_) + "'s " + name + " was answered by the process itself, but "
                     "not so by the server (status " + std::to_string(static_cast<unsigned>(answer.status)) +
@@ -874,7 +875,7 @@ bool RankProxy::wait_for_first_call_or_sleep(ipc::Lane& lane)
       std::fprintf(stderr,
                    "s4bxi-run: note: the simulation has waited %.3g s (real time) for a thread that rank %u started "
                    "to make its first call or to block, at simulated time %.9f s\n",
-                   waited, rank_, s4u::Engine::get_clock());
+                   waited, rank_, sim_now());
       next_note *= 3;
     }
     ipc::wait_for_ring(lane.request_bell, before, spin_, &period, nullptr);
@@ -922,11 +923,11 @@ void RankProxy::serve_lane()
   requests_seen_ = lane.opened_bell;
   caller_.bell_seen = requests_seen_;
   const double opened_at = static_cast<double>(lane.opened_at_ns) * 1e-9;
-  if (opened_at > s4u::Engine::get_clock() + 1e-12 && std::isfinite(opened_at))
+  if (opened_at > sim_now() + 1e-12 && std::isfinite(opened_at))
     s4bxi::sleep_until(opened_at);
   // (Opened from outside the simulation: no call sooner than the ranks'
   // calls were promised to, portals/rank_calls.hpp.)
-  if (const double promised = world_.landing.calls_promised_from(); promised > s4u::Engine::get_clock())
+  if (const double promised = world_.landing.calls_promised_from(); promised > sim_now())
     s4bxi::sleep_until(promised);
   if (caller_.start_parked) // its thread sleeps in the kernel: the simulation goes on without it
     park();
@@ -1100,7 +1101,7 @@ void RankProxy::operator()()
     // see happens meanwhile, and this sleep keeps the simulation busy until
     // then), and the other ranks due before or then are answered meanwhile,
     // side by side with it.
-    if (rank.deferred_until > s4u::Engine::get_clock() && rank.process().alive)
+    if (rank.deferred_until > sim_now() && rank.process().alive)
       rank.settle();
     else
       s4u::this_actor::yield();

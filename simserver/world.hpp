@@ -13,6 +13,7 @@
 #include "platform/cluster.hpp"
 #include "portals/objects.hpp"
 #include "portals/handles.hpp"
+#include "engine_clock.hpp"
 
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -197,14 +198,14 @@ struct RankPortals {
   bool may_defer = false;
   // The rank's simulated time: the clock, or later when the replays left a
   // sleep to what follows them (deferred_until).
-  [[nodiscard]] double time() const { return std::max(simgrid::s4u::Engine::get_clock(), deferred_until); }
+  [[nodiscard]] double time() const { return std::max(sim_now(), deferred_until); }
   // Sleeps what the replays left to sleep, if anything: before anything but
   // what may start at the rank's time is served, and before any answer.
   void settle()
   {
     const double until = deferred_until;
     deferred_until = 0;
-    if (until > simgrid::s4u::Engine::get_clock() && process().alive)
+    if (until > sim_now() && process().alive)
       sleep_in_call_until(until);
   }
   // Sleeps its proxy to `until` in the call it serves: the rank's next call

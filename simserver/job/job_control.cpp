@@ -6,6 +6,7 @@
 #include "../nic/wire.hpp"
 #include "../trace/json_text.hpp"
 #include "../trace/recorder.hpp"
+#include "../engine_clock.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -204,7 +205,7 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
   // stream would lose a failed write (ENOSPC) at its destruction.
   std::ostringstream out;
   out << std::setprecision(12);
-  const double simulated_s = simgrid::s4u::Engine::get_clock();
+  const double simulated_s = sim_now();
   const Totals totals = totals_of(world_);
   out << "{\n";
   out << "  \"simulated_time_s\": " << simulated_s << ",\n";
@@ -376,7 +377,7 @@ void JobControl::rank_failed(unsigned rank, const Termination& end)
                  "stray pointer or an overrun), and " + end.describe();
     sentence += crash_place(*crash);
     char when[64];
-    std::snprintf(when, sizeof when, ", at simulated time %.9f s", simgrid::s4u::Engine::get_clock());
+    std::snprintf(when, sizeof when, ", at simulated time %.9f s", sim_now());
     sentence += when;
     const auto& last = world_.ranks[rank].last_call;
     sentence += last.empty() ? ", before any Portals call" : ", last Portals call " + last;
@@ -402,7 +403,7 @@ void JobControl::finish(int status, const std::string& sentence)
   // A run whose report is lost did not succeed.
   if (not write_report(status, sentence) && status == 0)
     status = kUsageErrorStatus;
-  trace::finish(simgrid::s4u::Engine::get_clock());
+  trace::finish(sim_now());
   if (const Totals totals = totals_of(world_); totals.portals_calls > 0) {
     std::fprintf(stderr, "s4bxi-run: compute %.9g s, waiting %.9g s, polling %.9g s (all ranks)\n", totals.compute_s,
                  totals.wait_s, totals.poll_s);
@@ -435,7 +436,7 @@ void JobControl::finish(int status, const std::string& sentence)
                  static_cast<unsigned long long>(totals.retransmissions), faults.c_str());
   }
   std::fprintf(stderr, "s4bxi-run: simulated time %.9f s, wall time %.3f s, %zu ranks\n",
-               simgrid::s4u::Engine::get_clock(), wall_clock_now() - wall_start_, world_.ranks.size());
+               sim_now(), wall_clock_now() - wall_start_, world_.ranks.size());
   std::fflush(stderr);
   // Not exit(): we may be inside an actor, and SimGrid's teardown of blocked
   // actors is neither needed nor safe here.

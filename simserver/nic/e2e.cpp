@@ -13,6 +13,7 @@
 
 #include "../model_options.hpp"
 #include "../trace/recorder.hpp"
+#include "../engine_clock.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Actor.hpp>
@@ -71,7 +72,7 @@ void trace_kept(unsigned node, const Message& message, const char* outcome)
                            .vn = static_cast<int>(message.network()),
                            .bytes = message.payload.size(),
                            .start = message.sent_at,
-                           .end = s4u::Engine::get_clock(),
+                           .end = sim_now(),
                            .what = trace::name(kind_of(message)),
                            .dst = static_cast<int>(message.dst_nid),
                            .retry = message.retries,
@@ -83,7 +84,7 @@ void trace_lost(const Message& message, uint64_t bytes_on_wire, const char* how)
 {
   if (trace::active == nullptr)
     return;
-  trace::Event lost = wire_event(message, bytes_on_wire, message.sent_at, s4u::Engine::get_clock());
+  trace::Event lost = wire_event(message, bytes_on_wire, message.sent_at, sim_now());
   lost.note = how;
   trace::active->record(lost);
 }
@@ -115,7 +116,7 @@ bool SequenceWindow::accept(uint64_t seq, uint64_t floor)
 
 void Nic::send_on_wire(Message* message, uint64_t bytes_on_wire, const Message* acknowledged)
 {
-  const double now = s4u::Engine::get_clock();
+  const double now = sim_now();
   // No other message's bytes flow on any link before this: it may cross
   // alone (wire.hpp). (Before this one is on its way, and after the wire's
   // own simcalls: nothing else is sent until it is carried.)
@@ -318,7 +319,7 @@ void Nic::e2e_loop()
   });
   while (true) {
     e2e_.wake->acquire(); // released when the head's deadline passes
-    const double now = s4u::Engine::get_clock();
+    const double now = sim_now();
     while (not e2e_.fifo.empty() && e2e_.fifo.front().deadline <= now + kTimePrecision)
       expire(e2e_.fifo.begin());
     arm_e2e_timer();

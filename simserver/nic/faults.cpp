@@ -2,6 +2,7 @@
 
 #include "../actor_sleep.hpp"
 #include "../model_options.hpp"
+#include "../engine_clock.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -249,7 +250,7 @@ bool Faults::lose(const Message& message)
   const int exposed = exposure(message.src_nid, message.dst_nid);
   if (exposed == 0)
     return false;
-  const double now = s4u::Engine::get_clock();
+  const double now = sim_now();
   for (auto drop = drops_.begin(); drop != drops_.end() && drop->time <= now; ++drop)
     if (not drop->kind || *drop->kind == message.kind) {
       drops_.erase(drop);

@@ -23,6 +23,7 @@
 
 #include "../actor_sleep.hpp"
 #include "../model_options.hpp"
+#include "../engine_clock.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -74,7 +75,7 @@ bool Nic::writes_alone(const Message& message, uint64_t pio_bytes, double start)
     return false;
   // (From the clock to `start`, the rank's time, nothing starts on that
   // side either, for the same reasons.)
-  const double now = simgrid::s4u::Engine::get_clock();
+  const double now = sim_now();
   const double pio_end = pio_bytes > 0 ? lone_write_end(start, pio_bytes) : start;
   const double end = lone_write_end(pio_end, static_cast<uint64_t>(options::header_bytes()));
   if (not(world_.landing.earliest_write(node_.nid, now) > end))
@@ -100,7 +101,7 @@ void Nic::write_over_pcie(bool alone, double start, uint64_t bytes, RankPortals*
 
 void Nic::note_lone_overlap()
 {
-  if (lone_until_ <= simgrid::s4u::Engine::get_clock())
+  if (lone_until_ <= sim_now())
     return;
   if (world_.lone_command_overlaps++ == 0)
     XBT_WARN("a PCIe write of node %u began while a command was written alone (s4bxi/lone-commands): a thread's "

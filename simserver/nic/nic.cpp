@@ -4,6 +4,7 @@
 #include "../model_options.hpp"
 #include "../portals/memory_region.hpp"
 #include "../trace/recorder.hpp"
+#include "../engine_clock.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -98,20 +99,20 @@ void Nic::submit(std::unique_ptr<Message> message, uint64_t pio_bytes)
   // clock (RankPortals::deferred_until): its writes start there.
   RankPortals* caller = message->op ? &world_.ranks[message->op->rank] : nullptr;
   if (params_.model_pci_commands) {
-    const double at = caller != nullptr ? caller->time() : s4u::Engine::get_clock();
+    const double at = caller != nullptr ? caller->time() : sim_now();
     const bool alone = writes_alone(*message, pio_bytes, at); // (lone_writes.cpp)
     if (not alone && caller != nullptr)
       caller->settle();
-    double start = std::max(at, s4u::Engine::get_clock());
+    double start = std::max(at, sim_now());
     if (pio_bytes > 0) { // PIO: payload to the NIC's scratch memory, fence, then the command
       write_over_pcie(alone, start, pio_bytes, caller);
       account_pcie(statistics_, node_.nid, trace::Kind::PciePio, rank_of(*message), pio_bytes, start,
-                   s4u::Engine::get_clock());
-      start = s4u::Engine::get_clock();
+                   sim_now());
+      start = sim_now();
     }
     write_over_pcie(alone, start, static_cast<uint64_t>(options::header_bytes()), caller);
     account_pcie(statistics_, node_.nid, trace::Kind::PcieCommand, rank_of(*message),
-                 static_cast<uint64_t>(options::header_bytes()), start, s4u::Engine::get_clock());
+                 static_cast<uint64_t>(options::header_bytes()), start, sim_now());
     lone_until_ = 0; // (the command is in: another write may begin)
   }
   if (caller != nullptr)
@@ -123,7 +124,7 @@ void Nic::enqueue(MessagePtr message, bool holds_slot)
 {
   // On its way from now on (a message waiting for a slot is one a rank's
   // call creates: it cannot land before what LandingBounds allows for those).
-  world_.landing.begin_tx(*message, s4u::Engine::get_clock());
+  world_.landing.begin_tx(*message, sim_now());
   const int lane = tx_lane(*message);
   if (holds_slot)
     queue(message->network()).push({std::move(message), true}, lane);
@@ -134,10 +135,10 @@ void Nic::enqueue(MessagePtr message, bool holds_slot)
 void Nic::write_command()
 {
   if (params_.model_pci_commands) {
-    const double start = s4u::Engine::get_clock();
+    const double start = sim_now();
     write_over_pcie(false, start, static_cast<uint64_t>(options::header_bytes()));
     account_pcie(statistics_, node_.nid, trace::Kind::PcieCommand, -1, static_cast<uint64_t>(options::header_bytes()),
-                 start, s4u::Engine::get_clock());
+                 start, sim_now());
   }
 }
 
@@ -165,7 +166,7 @@ void Nic::tx_loop(VirtualNetwork network, int lane)
 
 void Nic::transmit(Message* message, const Message* acknowledged)
 {
-  const double start = s4u::Engine::get_clock();
+  const double start = sim_now();
   const uint64_t length = message->payload_captured ? message->payload.size() : message->op->length;
   if (not message->payload_captured && message->op && not world_.ranks[message->op->rank].alive) {
     // Its rank ended before the NIC read the payload: its memory is gone and
@@ -213,7 +214,7 @@ void Nic::transmit(Message* message, const Message* acknowledged)
                             .what = trace::name(kind), .dst = static_cast<int>(message->dst_nid),
                             .actor = tx_lane(*message), .retry = retry_of(*message),
                             .note = message->duplicate_answer ? "answer to a duplicate" : nullptr};
-  message->sent_at = s4u::Engine::get_clock();
+  message->sent_at = sim_now();
   send_on_wire(message, bytes_on_wire, acknowledged);
   statistics_.messages_sent[kind_index]++;
   statistics_.payload_bytes_sent += length;
@@ -236,7 +237,7 @@ void Nic::transmit(Message* message, const Message* acknowledged)
   }
   if (trace::active != nullptr) {
     trace::Event busy = traced;
-    busy.end = s4u::Engine::get_clock();
+    busy.end = sim_now();
     trace::active->record(busy);
   }
   if (not message->reliable)
@@ -273,7 +274,7 @@ void Nic::rx_loop(VirtualNetwork network, int lane)
       world_.landing.ended(*handled);
     }
     if (trace::active != nullptr) {
-      busy.end = s4u::Engine::get_clock();
+      busy.end = sim_now();
       trace::active->record(busy);
     }
   }
@@ -319,7 +320,7 @@ void Nic::write_to_host(pid_t pid, const portals::MemoryRegion& region, uint64_t
     fail = ipc::FailKind::Segv;
   background_pcie(node_.nic, node_.cpu, length);
   // In the background: in the trace it ends when it would alone on the bus.
-  const double now = s4u::Engine::get_clock();
+  const double now = sim_now();
   account_pcie(statistics_, node_.nid, trace::Kind::PcieDmaWrite, trace::active ? trace::active->rank_of(pid) : -1,
                length, now,
                now + params_.pci_latency_s +

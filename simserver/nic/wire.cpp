@@ -2,6 +2,7 @@
 
 #include "nic.hpp" // lone_writes_exact
 #include "../actor_sleep.hpp" // time_precision
+#include "../engine_clock.hpp"
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/kernel/resource/Action.hpp>
@@ -54,7 +55,7 @@ MessagePtr RxLane::next()
   // date (a lone message's, exact, where the clock its timer sets may differ
   // in the last bit, and one handed over late is taken then too); else now.
   delay_ran_ = taken.delay_ran;
-  taken_at_ = waited || delay_ran_ ? taken.message->landed_at : s4u::Engine::get_clock();
+  taken_at_ = waited || delay_ran_ ? taken.message->landed_at : sim_now();
   if (taken.mailbox != nullptr) {
     // Out of its mailbox, which holds nothing else: answered at once, and
     // the mailbox is free for another message.
@@ -190,7 +191,7 @@ void Wire::carry(MessagePtr message, uint64_t bytes_on_wire, s4u::Host* from, s4
   // (As SimGrid adds them: the end of the latency is a date of its own.)
   const double landing =
       route != nullptr
-          ? (s4u::Engine::get_clock() + route->latency_s) + static_cast<double>(bytes_on_wire) / route->narrowest_Bps
+          ? (sim_now() + route->latency_s) + static_cast<double>(bytes_on_wire) / route->narrowest_Bps
           : 0;
   const bool alone = route != nullptr && route->alone_exact && not links_may_fail && landing < no_transfer_before &&
                      std::all_of(route->shared.begin(), route->shared.end(), [this](const s4u::Link* link) {
@@ -273,7 +274,7 @@ void Wire::hand_over_due()
   // over in the round whose date is within SimGrid's precision of the end
   // of the delay, not in a round of its own a rounding error later. (Those
   // due now are left to their timer, which goes off next.)
-  const double now = s4u::Engine::get_clock();
+  const double now = sim_now();
   for (auto due = handed_late_.upper_bound(now); due != handed_late_.end() && due->first - now < time_precision();)
     end_alone((due++)->second, true);
 }
@@ -307,7 +308,7 @@ void Wire::way_ended(CarriedMessage* carried, bool finished)
   }
   if (finished) {
     carried->arrived = true;
-    carried->message->landed_at = carried->lands_at >= 0 ? carried->lands_at : s4u::Engine::get_clock();
+    carried->message->landed_at = carried->lands_at >= 0 ? carried->lands_at : sim_now();
   } else {
     // Out of the source's list (its mailbox, if any, stays out of the pool:
     // it holds the failed communication). Lost if a link of its route went

@@ -1,6 +1,7 @@
 #include "pmi_server.hpp"
 
 #include "../trace/recorder.hpp"
+#include "../engine_clock.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
@@ -58,7 +59,7 @@ void Server::answer(unsigned rank, const std::string& line)
   // The rank reads the answer then may look at its clock at once: the
   // simulated time of this release must be published first.
   ipc::Channel* channel = world_.processes->channel(rank);
-  channel->release_now = simgrid::s4u::Engine::get_clock();
+  channel->release_now = sim_now();
   channel->release_generation.fetch_add(1, std::memory_order_release);
   size_t done = 0;
   while (done < line.size()) {
@@ -164,10 +165,10 @@ void Server::barrier(unsigned rank)
     return;
   }
   waiting.expect_long_wait();
-  const double start = simgrid::s4u::Engine::get_clock();
+  const double start = sim_now();
   while (barrier_generation_ == generation)
     barrier_done_->wait(lock);
-  const double end = simgrid::s4u::Engine::get_clock();
+  const double end = sim_now();
   waiting.stats.wait_s += end - start;
   if (trace::active != nullptr && end > start)
     trace::active->record({.kind = trace::Kind::Wait,

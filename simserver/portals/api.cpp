@@ -10,6 +10,7 @@
 #include "../trace/recorder.hpp"
 #include "api_internal.hpp"
 #include "api_waits.hpp"
+#include "../engine_clock.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -30,7 +31,7 @@ using detail::status;
 
 void Api::charge_blocked(RankPortals& rank, trace::Kind kind, double start, const char* what)
 {
-  charge_blocked(rank, kind, start, s4u::Engine::get_clock(), what);
+  charge_blocked(rank, kind, start, sim_now(), what);
 }
 
 void Api::charge_blocked(RankPortals& rank, trace::Kind kind, double start, double end, const char* what)
@@ -120,7 +121,7 @@ Reply Api::handle(RankPortals& rank, const ipc::Request& request)
   // a program makes, what each returned and the simulated time it took.
   XBT_VERB("rank %u %s -> status %d, event %d, %.0f ns", rank.rank, call_name(request.op),
             static_cast<int>(reply.status), static_cast<int>(reply.result.event.type),
-            (s4u::Engine::get_clock() - start) * 1e9);
+            (sim_now() - start) * 1e9);
   return reply;
 }
 
@@ -249,7 +250,7 @@ Reply Api::dispatch(RankPortals& rank, const ipc::Request& request)
 
 Reply Api::sleep(RankPortals& rank, const ipc::SleepArgs& args)
 {
-  const double start = s4u::Engine::get_clock();
+  const double start = sim_now();
   // (not_before went through the caller's nanosecond clock: a difference of
   // that rounding is no difference.)
   double end = start + args.seconds;

@@ -9,6 +9,7 @@
 #include "api_internal.hpp"
 #include "api_waits.hpp"
 #include "triggered.hpp"
+#include "../engine_clock.hpp"
 
 #include <algorithm>
 
@@ -65,7 +66,7 @@ Reply Api::ct_get(RankPortals& rank, ipc::Handle handle)
   if (counter == nullptr)
     return status(Status::ArgInvalid);
   Reply reply = status(Status::Ok);
-  reply.result.ct = counter->at(s4u::Engine::get_clock());
+  reply.result.ct = counter->at(sim_now());
   return reply;
 }
 
@@ -74,7 +75,7 @@ Reply Api::ct_wait(RankPortals& rank, const ipc::CTWaitArgs& args)
   auto find = [&] { return find_object(rank, args.ct, HandleKind::CT, &NetworkInterface::cts); };
   if (find() == nullptr)
     return status(Status::ArgInvalid);
-  const double start = s4u::Engine::get_clock();
+  const double start = sim_now();
   block_until(rank, kForever, [&] { return ct_readiness(find(), args.test); });
   charge_blocked(rank, trace::Kind::Wait, start, "PtlCTWait");
   if (aborted(rank))
@@ -83,7 +84,7 @@ Reply Api::ct_wait(RankPortals& rank, const ipc::CTWaitArgs& args)
   if (counter == nullptr)
     return status(Status::ArgInvalid);
   Reply reply = status(Status::Ok);
-  reply.result.ct = counter->at(s4u::Engine::get_clock());
+  reply.result.ct = counter->at(sim_now());
   return reply;
 }
 
@@ -106,7 +107,7 @@ Reply Api::ct_poll(RankPortals& rank, const ipc::PollArgs& args)
       return ct_readiness(find_object(rank, handles[i], HandleKind::CT, &NetworkInterface::cts), tests[i]);
     });
   };
-  const double start = s4u::Engine::get_clock();
+  const double start = sim_now();
   bool ready = args.timeout_ms == 0 ? check().ready : block_until(rank, deadline_after_ms(args.timeout_ms), check);
   charge_blocked(rank, trace::Kind::Wait, start, "PtlCTPoll");
   if (not ready && args.timeout_ms == 0) {
@@ -122,7 +123,7 @@ Reply Api::ct_poll(RankPortals& rank, const ipc::PollArgs& args)
   if (counter == nullptr)
     return status(Status::ArgInvalid);
   Reply reply = status(Status::Ok);
-  reply.result.ct = counter->at(s4u::Engine::get_clock());
+  reply.result.ct = counter->at(sim_now());
   reply.which = static_cast<uint32_t>(found);
   return reply;
 }
@@ -135,7 +136,7 @@ Reply Api::ct_update(RankPortals& rank, const ipc::CTUpdateArgs& args, bool incr
     return status(Status::ArgInvalid);
   if (increment && args.value.success != 0 && args.value.failure != 0)
     return status(Status::ArgInvalid); // the spec allows incrementing one of the two only
-  auto& value = const_cast<ipc::CTEvent&>(counter->at(s4u::Engine::get_clock()));
+  auto& value = const_cast<ipc::CTEvent&>(counter->at(sim_now()));
   if (increment) {
     value.success += args.value.success;
     value.failure += args.value.failure;

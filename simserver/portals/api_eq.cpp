@@ -5,6 +5,7 @@
 #include "../trace/kinds.hpp"
 #include "api_internal.hpp"
 #include "api_waits.hpp"
+#include "../engine_clock.hpp"
 
 namespace s4u = simgrid::s4u;
 
@@ -47,7 +48,7 @@ Reply Api::eq_get(RankPortals& rank, ipc::Handle handle, bool wait)
   if (find() == nullptr)
     return status(Status::ArgInvalid);
   if (wait) {
-    const double start = s4u::Engine::get_clock();
+    const double start = sim_now();
     const bool ready = block_until(rank, kForever, [&] { return eq_readiness(find()); });
     charge_blocked(rank, trace::Kind::Wait, start, "PtlEQWait");
     if (aborted(rank))
@@ -84,7 +85,7 @@ Reply Api::eq_poll(RankPortals& rank, const ipc::PollArgs& args)
       return eq_readiness(find_object(rank, handles[i], HandleKind::EQ, &NetworkInterface::eqs), rank.time());
     });
   };
-  const double start = s4u::Engine::get_clock();
+  const double start = sim_now();
   bool ready = args.timeout_ms == 0 ? check().ready : block_until(rank, deadline_after_ms(args.timeout_ms), check);
   charge_blocked(rank, trace::Kind::Wait, start, "PtlEQPoll");
   if (not ready && args.timeout_ms == 0) {

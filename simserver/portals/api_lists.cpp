@@ -7,6 +7,7 @@
 #include "event_delivery.hpp"
 #include "lists.hpp"
 #include "matching.hpp"
+#include "../engine_clock.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -240,7 +241,7 @@ Reply Api::search(RankPortals& rank, const ipc::SearchArgs& args)
   // counts) is in the host's memory, so a PtlCTGet or PtlEQGet right after
   // it sees them.
   const double written = event_landing_time(rank);
-  if (written > simgrid::s4u::Engine::get_clock())
+  if (written > sim_now())
     s4bxi::sleep_until(written);
   return status(Status::Ok);
 }

@@ -10,6 +10,7 @@
 #include "../trace/kinds.hpp"
 #include "api_internal.hpp"
 #include "api_waits.hpp"
+#include "../engine_clock.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -63,7 +64,7 @@ bool Api::counter_changed_in_streak(RankPortals& rank, ipc::Handle handle)
   CountingEvent* counter = find_object(rank, handle, HandleKind::CT, &NetworkInterface::cts);
   if (counter == nullptr)
     return true;
-  const auto& value = counter->at(s4u::Engine::get_clock());
+  const auto& value = counter->at(sim_now());
   for (const auto& watched : streak_of(rank).watched)
     if (watched.kind == HandleKind::CT && watched.handle == handle)
       return value.success != watched.seen.success || value.failure != watched.seen.failure;
@@ -210,7 +211,7 @@ const char* Api::replay_local_poll(RankPortals& rank, const ipc::LocalPollStep& 
   if (not at_rank_time)
     rank.settle();
   if (step.kind == ipc::LocalPollStep::Empty || step.kind == ipc::LocalPollStep::FoundAfterCost) {
-    const double start = s4u::Engine::get_clock();
+    const double start = sim_now();
     count_empty_poll(rank, HandleKind::EQ, std::span(polled, polled_count), start);
     // (The process answers no poll that would block here, but one at whose
     // end an event has landed: its block would have ended at once.)
@@ -290,7 +291,7 @@ bool Api::may_leave_unslept(const RankPortals& rank, double until) const
   // end; and the poll sentinel, which acts when nothing else is pending,
   // cannot act before then either without this sleep: a message on the wire
   // keeps the simulation busy.
-  const double clock = s4u::Engine::get_clock();
+  const double clock = sim_now();
   return world_.landing.earliest_write(rank.node, clock) > until && world_.landing.busy_until() > until;
 }
 
@@ -302,7 +303,7 @@ bool Api::may_answer_ahead(const RankPortals& rank, double until) const
   // the simulation stays busy until then without a message on the wire.)
   return options::answers_ahead() && rank.lane == nullptr && rank.process().alive &&
          rank.process().calling_lanes == 0 && no_instant_watched() &&
-         world_.landing.earliest_write(rank.node, s4u::Engine::get_clock()) > until;
+         world_.landing.earliest_write(rank.node, sim_now()) > until;
 }
 
 Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::span<const ipc::Handle> handles)
@@ -350,7 +351,7 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
     }
   };
   // (Seen from the block's start while its poll's period is still slept.)
-  auto at = [&] { return std::max(s4u::Engine::get_clock(), start); };
+  auto at = [&] { return std::max(sim_now(), start); };
   auto changed = [&] {
     Readiness overall{false, kForever};
     for (const auto& watched : watching) {
@@ -402,7 +403,7 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
   bool within = false;
   if (cost > 0 && blocks() && may_sleep_period_in_block()) {
     watch();
-    const double clock = s4u::Engine::get_clock();
+    const double clock = sim_now();
     within = end_on_its_way(changed()) ||
              (world_.landing.earliest_write(rank.node, clock) > start && world_.landing.busy_until() > start);
   }
@@ -413,7 +414,7 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
   if (cost > 0) {
     if (not within) {
       s4bxi::sleep_for(cost);
-      start = s4u::Engine::get_clock();
+      start = sim_now();
     }
     charge_blocked(rank, trace::Kind::Poll, now, start, "empty poll");
   }
@@ -466,7 +467,7 @@ Api::EmptyPoll Api::charge_empty_poll(RankPortals& rank, HandleKind kind, std::s
   // (a block that ended on a landing already slept to its period's end, or
   // left it to the answer).
   if (cost > 0 && not periods.ended_on_period)
-    if (const double extra = rest_of_poll_period(start, s4u::Engine::get_clock(), cost); extra > 0)
+    if (const double extra = rest_of_poll_period(start, sim_now(), cost); extra > 0)
       s4bxi::sleep_for(extra);
   charge_blocked(rank, trace::Kind::Poll, start, rank.time(), "polling (blocked until a polled object changes)");
   // Released to poll once more: the next empty poll blocks again.

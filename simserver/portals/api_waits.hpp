@@ -9,6 +9,7 @@
 
 #include "abort_watch.hpp"
 #include "protocol.hpp"
+#include "../engine_clock.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -83,7 +84,7 @@ bool block_until(RankPortals& rank, double deadline, Check check, PollPeriods* p
     Readiness r = check();
     if (r.ready)
       return true;
-    double now = simgrid::s4u::Engine::get_clock();
+    double now = sim_now();
     if (now >= deadline - kTimeResolution)
       return false; // (a residue below SimGrid's resolution is no time left)
     double wake = std::min(r.next_landing, deadline);
@@ -132,14 +133,14 @@ inline Readiness eq_readiness(EventQueue* queue, double at = -1)
   if (queue->events.empty())
     return {false, kForever};
   double landing = queue->events.front().visible_at;
-  return {landing <= (at < 0 ? simgrid::s4u::Engine::get_clock() : at), landing};
+  return {landing <= (at < 0 ? sim_now() : at), landing};
 }
 
 inline Readiness ct_readiness(CountingEvent* counter, uint64_t test)
 {
   if (counter == nullptr)
     return {true, kForever};
-  const auto& value = counter->at(simgrid::s4u::Engine::get_clock());
+  const auto& value = counter->at(sim_now());
   if (value.success + value.failure >= test)
     return {true, kForever};
   return {false, counter->pending.empty() ? kForever : counter->pending.front().visible_at};
@@ -173,7 +174,7 @@ inline ipc::Reply pop_event(EventQueue& queue)
 
 inline double deadline_after_ms(int64_t timeout_ms)
 {
-  return timeout_ms < 0 ? kForever : simgrid::s4u::Engine::get_clock() + static_cast<double>(timeout_ms) * 1e-3;
+  return timeout_ms < 0 ? kForever : sim_now() + static_cast<double>(timeout_ms) * 1e-3;
 }
 
 } // namespace s4bxi::portals::detail

@@ -4,6 +4,7 @@
 #include "../nic/nic_parameters.hpp"
 #include "../trace/recorder.hpp"
 #include "triggered.hpp"
+#include "../engine_clock.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -31,7 +32,7 @@ void written(RankPortals& rank, double landing, const char* what)
                            .node = rank.node,
                            .rank = static_cast<int>(rank.rank),
                            .bytes = static_cast<uint64_t>(nic::kEventBytes),
-                           .start = simgrid::s4u::Engine::get_clock(),
+                           .start = sim_now(),
                            .end = landing,
                            .what = what});
 }
@@ -78,14 +79,14 @@ const char* fail_name(ipc::FailKind fail)
 
 double event_landing_time()
 {
-  return simgrid::s4u::Engine::get_clock() + options::pci_latency_s() + nic::kEventBytes / options::pci_bandwidth_Bps();
+  return sim_now() + options::pci_latency_s() + nic::kEventBytes / options::pci_bandwidth_Bps();
 }
 
 // With the PCIe parameters of the rank's node.
 double event_landing_time(const RankPortals& rank)
 {
   const auto& node = nic::node_parameters(rank.node);
-  return simgrid::s4u::Engine::get_clock() + node.pci_latency_s + nic::kEventBytes / node.pci_bandwidth_Bps;
+  return sim_now() + node.pci_latency_s + nic::kEventBytes / node.pci_bandwidth_Bps;
 }
 
 double mirror_queues(RankPortals& rank, ipc::QueueMirror& mirror)
@@ -126,7 +127,7 @@ const PendingEvent* post_event(RankPortals& rank, NetworkInterface& ni, ipc::Han
   if (queue->events.size() >= queue->capacity && not reserved) {
     queue->dropped = true;
   } else {
-    queue->events.push_back({event_landing_time(rank), event, simgrid::s4u::Engine::get_clock()});
+    queue->events.push_back({event_landing_time(rank), event, sim_now()});
     written(rank, queue->events.back().visible_at, event_name(event.type));
     posted = &queue->events.back();
   }

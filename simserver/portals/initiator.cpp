@@ -8,6 +8,7 @@
 #include "../nic/nic.hpp"
 
 #include "event_delivery.hpp"
+#include "../engine_clock.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
@@ -128,7 +129,7 @@ void Nic::check_forecast(const InitiatorOp& op, const portals::PendingEvent* pos
 
 void Nic::note_outcome(const InitiatorOp& op, const Message& answer)
 {
-  const double now = simgrid::s4u::Engine::get_clock();
+  const double now = sim_now();
   if (answer.fail == ipc::FailKind::Ok) {
     world_.livelock.succeeded(now);
     return;

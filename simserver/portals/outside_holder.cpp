@@ -4,6 +4,7 @@
 #include "../job/job_control.hpp"
 #include "../job/parked_ranks.hpp"
 #include "../model_options.hpp"
+#include "../engine_clock.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -149,7 +150,7 @@ bool OutsideHolder::hold_for_outside(bool idle)
       std::fprintf(stderr,
                    "s4bxi-run: note: nothing can happen in the simulation (simulated time %.9f s) until something "
                    "outside it releases a rank (%s); waited %.3g s (real time) so far (%s)\n",
-                   s4u::Engine::get_clock(), why.c_str(), waited, states.c_str());
+                   sim_now(), why.c_str(), waited, states.c_str());
       world_.for_each_caller([](const RankPortals& caller) {
         XBT_VERB("held: rank %u%s (thread %d, %u answers): call '%s', parked %d, awaiting its request %d, poll "
                  "blocked %d (released %d), request bell %u (seen %u, parked at %u), reply bell sleepers %u, abort "

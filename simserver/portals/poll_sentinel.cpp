@@ -5,6 +5,7 @@
 #include "../model_options.hpp"
 #include "../nic/wire.hpp"
 #include "api.hpp"
+#include "../engine_clock.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/kernel/resource/Model.hpp>
@@ -84,7 +85,7 @@ void PollSentinel::arm()
     return;
   // Kernel timers due now run after the scheduling round, once every actor
   // that could run has run: then nothing pending means nothing ever will.
-  const double now = s4u::Engine::get_clock();
+  const double now = sim_now();
   if (timer_ != nullptr && timer_date_ <= now)
     return;
   if (timer_ != nullptr)
@@ -110,7 +111,11 @@ bool PollSentinel::something_ends_later()
 
 bool PollSentinel::some_activity_started()
 {
-  for (auto* model : s4u::Engine::get_instance()->get_all_models())
+  // The engine's own list, as it walks it (platform/unused_models.hpp shortens
+  // it once, in place): read at every arming, 24 times per simulated message of
+  // a 2-rank MPI ping-pong.
+  static const auto& models = s4u::Engine::get_instance()->get_all_models();
+  for (auto* model : models)
     if (not model->get_started_action_set()->empty())
       return true;
   return false;

@@ -29,7 +29,7 @@ set(server "${ROOT}/simserver")
 # its path (relative to simserver/) matches: the named files come before the
 # folder they are in. A rule names its floor by its index in `floors`, from 0.
 set(floors
-    "ground: options, the command line, logs, the trace, the platform, the actors' sleeps"
+    "ground: options, the command line, logs, the trace, the platform, the engine's clock, the actors' sleeps"
     "the rank processes (job/)"
     "what World holds"
     "World (world.hpp)"
@@ -50,7 +50,7 @@ set(rules
     "^portals/(objects|handles|slot_table)\\.hpp$" 2
     "^portals/memory_region\\.(c|h)pp$" 2
     "^world\\.hpp$" 3
-    "^(model_options|log_settings|launch_options|command_line|actor_sleep|change_signal)\\.(c|h)pp$" 0
+    "^(model_options|log_settings|launch_options|command_line|engine_clock|actor_sleep|change_signal)\\.(c|h)pp$" 0
     "^trace/" 0
     "^platform/" 0
     "^job/" 1
