@@ -4,7 +4,6 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -28,7 +27,6 @@ bool has_actions(simgrid::kernel::resource::Model& model)
 
 int leave_out_unused_models()
 {
-  if (getenv("TMP_KEEP")) return 0;
   // get_all_models() is the very list the engine walks (EngineImpl::models_);
   // the engine keeps owning the models (EngineImpl::models_prio_).
   auto& models = const_cast<std::vector<simgrid::kernel::resource::Model*>&>(
