@@ -17,7 +17,6 @@
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
-#include <simgrid/s4u/NetZone.hpp>
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
@@ -30,15 +29,12 @@ namespace s4u = simgrid::s4u;
 TEST(EngineClock, ReadsWhatTheEngineSaysWhereverTheServerLooks)
 {
   ScenarioEngine scenario("unit_engine_clock");
-  auto* zone = s4u::create_full_zone("zone");
-  s4u::Host* a = zone->create_host("a", 1e9);
-  s4u::Host* b = zone->create_host("b", 1e9);
-  s4u::Link* link = zone->create_link("link", 1e9)->set_latency(1e-7);
-  // Off at 2 us, on again at 3 us: turned by the engine, within its solve step.
-  link->set_state_profile(simgrid::kernel::profile::ProfileBuilder::from_string("link_state", "2e-6 0\n3e-6 1\n", -1));
-  link->seal();
-  zone->add_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr, {s4u::LinkInRoute(link)});
-  zone->seal();
+  // The link is off at 2 us, on again at 3 us: turned by the engine, within its solve step.
+  const ScenarioEngine::TwoHosts hosts = scenario.two_hosts(1e-7, [](s4u::Link* link) {
+    link->set_state_profile(simgrid::kernel::profile::ProfileBuilder::from_string("link_state", "2e-6 0\n3e-6 1\n", -1));
+  });
+  s4u::Host* a = hosts.a;
+  s4u::Host* b = hosts.b;
 
   struct Seen {
     double ours;

@@ -12,8 +12,6 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Link.hpp>
-#include <simgrid/s4u/NetZone.hpp>
 
 #include <string>
 #include <vector>
@@ -23,12 +21,9 @@ namespace s4u = simgrid::s4u;
 TEST(UnusedModels, LeftOutAndTheRestStillEndsAtSimGridsTimes)
 {
   ScenarioEngine scenario("unit_unused_models");
-  auto* zone = s4u::create_full_zone("zone");
-  s4u::Host* a = zone->create_host("a", 1e9);
-  s4u::Host* b = zone->create_host("b", 1e9);
-  const s4u::Link* link = zone->create_link("link", 1e9)->set_latency(1e-6)->seal();
-  zone->add_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr, {s4u::LinkInRoute(link)});
-  zone->seal();
+  const ScenarioEngine::TwoHosts hosts = scenario.two_hosts(1e-6);
+  s4u::Host* a = hosts.a;
+  s4u::Host* b = hosts.b;
 
   EXPECT_EQ(s4u::Engine::get_instance()->get_all_models().size(), 6U);
   EXPECT_EQ(s4bxi::platform::leave_out_unused_models(), 4);
