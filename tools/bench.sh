@@ -264,7 +264,11 @@ smpi_comparison() {
   # delay each); and how long a rank ran from an answer to its next call
   # (ranks_ran_s: its own code, the MPI library's and libportals', and any
   # time it was off its CPU; the rest of a wait is the hand-overs, and runs of
-  # ranks answered side by side overlap). Of the run whose share is the median.
+  # ranks answered side by side overlap); and the rest of the wall time, when
+  # the server is busy, per answer: its own work (the model, SimGrid, the
+  # copies), which the server's instructions do not tell well (loops over
+  # empty lists are cheap, cache misses and system calls are not: stop 47). Of
+  # the run whose share is the median.
   local name
   for name in pingpong alltoall; do
     for report in "$work"/$name.ours.?.json; do
@@ -276,11 +280,12 @@ smpi_comparison() {
              line = $0; sub(/.*"ranks_ran_s": /, "", line); split(line, t, ","); ran = t[1]
              line = $0; sub(/.*"ranks_ran": /, "", line); split(line, n, /[,}]/); runs = n[1] }
            END { if (wall > 0 && answers > 0 && runs > 0)
-                   printf "%.1f %.2f %.0f %.2f\n", 100 * waited / wall, 1e6 * waited / answers, 100 * woken / answers, 1e6 * ran / runs }' "$report"
-    done | sort -n | awk -v name="$name" '{ share[NR] = $1; per[NR] = $2; woke[NR] = $3; run[NR] = $4 }
+                   printf "%.1f %.2f %.0f %.2f %.2f\n", 100 * waited / wall, 1e6 * waited / answers, 100 * woken / answers, 1e6 * ran / runs,
+                          1e6 * (wall - waited) / answers }' "$report"
+    done | sort -n | awk -v name="$name" '{ share[NR] = $1; per[NR] = $2; woke[NR] = $3; run[NR] = $4; busy[NR] = $5 }
       END { if (NR == 0) exit; m = int((NR + 1) / 2)
-            printf "  %s (ours): the server waits for the ranks %.0f%% of the wall time, %.1f us per answer; %.0f%% of the answers woke a sleeping process; a rank runs %.1f us from an answer to its next call\n",
-                   name == "pingpong" ? "8 B ping-pong" : "alltoall 8 B, 32 ranks", share[m], per[m], woke[m], run[m] }'
+            printf "  %s (ours): the server waits for the ranks %.0f%% of the wall time, %.1f us per answer, and is busy %.1f us per answer; %.0f%% of the answers woke a sleeping process; a rank runs %.1f us from an answer to its next call\n",
+                   name == "pingpong" ? "8 B ping-pong" : "alltoall 8 B, 32 ranks", share[m], per[m], busy[m], woke[m], run[m] }'
   done
 
   # SimGrid's scheduling rounds per MPI message (the report's engine_rounds:
