@@ -1,10 +1,9 @@
 // The simulated time, read at the cost of a load.
 //
 // s4u::Engine::get_clock() goes through three calls of libsimgrid (the
-// engine's instance, twice, and its implementation's clock): some 60
-// instructions, and the server reads the clock about 140 times per simulated
-// MPI message of a ping-pong, 80 per answer of a 32-rank alltoall (6 to 7% of
-// the server's instructions; callgrind, tools/bench.sh's cases). SimGrid moves
+// engine's instance, twice, and its implementation's clock), and the server
+// read the clock about 140 times per simulated message of an 8 B MPI
+// ping-pong: 2.4% of the server's instructions (callgrind). SimGrid moves
 // its clock only in its solve step, which then calls the time-advance
 // callbacks: the first of them, connected before main runs, copies the clock
 // here, so that every later callback, timer and actor reads the same value
