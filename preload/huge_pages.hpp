@@ -7,8 +7,11 @@
 // 27% copying). So the process has the 2 MiB-aligned stretches of a large
 // buffer it communicates with (an entry it appends, the local side of a Put
 // or a Get) collapsed into transparent huge pages (madvise MADV_COLLAPSE,
-// Linux 6.1), once per stretch: the same bytes, in fewer pages. Where the
-// kernel cannot (no THP, memory it will not move), nothing changes.
+// Linux 6.1), once per stretch: the same bytes, in fewer pages. For the local
+// side of a Put or a Get, also the stretch at either end that the buffer
+// covers at least half of (a buffer from malloc starts just past a page
+// boundary). Where the kernel cannot (no THP, memory it will not move, a
+// stretch another mapping shares), nothing changes.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +24,8 @@ void enable(bool on);
 // asks for them: a check without a system call or a lock.
 bool worth_backing(uint64_t length);
 // The buffer [start, start + length) is about to be communicated with (the
-// local side of a Put or a Get: every byte of it is copied).
+// local side of a Put or a Get: every byte of it is copied), with the
+// stretches at its ends it covers at least half of.
 void back(uint64_t start, uint64_t length);
 // The same for an entry the process appends, unless it is larger than 256
 // MiB: such an entry exposes a heap or all of memory rather than a message,

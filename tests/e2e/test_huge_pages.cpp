@@ -73,5 +73,35 @@ TEST_F(HugePages, LargeBuffersAreCollapsedWithTheSameResults)
     EXPECT_EQ(took(on.out), took(off.out));
 }
 
+// A buffer's Put or Get also collapses the stretch at either end that the
+// buffer covers most of: here 16 bytes past a 2 MiB boundary, as a malloc'd
+// buffer lies past a page boundary, its 6 MiB span two whole stretches and
+// all but 16 bytes of the one before (three, where the whole ones alone made
+// two: half of a 4 MiB buffer stayed in small pages). Not the stretch after,
+// of which it covers 16 bytes. The same bytes, the same simulated times.
+TEST_F(HugePages, TheStretchABufferCoversMostOfAtItsEndIsCollapsedToo)
+{
+    const std::string mode = thp_mode();
+    if (mode.empty() || mode == "never")
+        GTEST_SKIP() << "this kernel gives no transparent huge pages";
+    auto exchange = [&](const std::string &on) {
+        return run({"-n", "2", "--cfg=s4bxi/compute:none", "--cfg=s4bxi/huge-pages:" + on, program("huge_buffers"),
+                    "inside"});
+    };
+    RunResult on = exchange("yes");
+    RunResult off = exchange("no");
+    expect_all_passed(on, "huge_buffers", 2);
+    expect_all_passed(off, "huge_buffers", 2);
+    expect_same_simulated_end(on, off);
+    const std::vector<long> with = huge_kib(on.out);
+    ASSERT_EQ(with.size(), 2U) << describe(on);
+    for (long kib : with)
+        EXPECT_EQ(kib, 3 * 2048) << describe(on);
+    if (mode != "always") {
+        for (long kib : huge_kib(off.out))
+            EXPECT_EQ(kib, 0) << describe(off);
+    }
+}
+
 } // namespace
 } // namespace e2e

@@ -7,10 +7,16 @@
  * simulated time the exchange took:
  *   huge_buffers: rank R: huge KiB N, exchange took T ns
  * (s4bxi/huge-pages: the preload has such buffers collapsed into huge pages.)
+ * With the argument "inside", each buffer lies 16 bytes past a 2 MiB boundary
+ * within a larger mapping of its own (as a malloc'd buffer lies past a page
+ * boundary), so that the stretch before its first whole one, which it covers
+ * all but 16 bytes of, can be collapsed too.
  */
 #include "e2e_common.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #define PT 9
 #define BYTES (6UL << 20)
@@ -50,12 +56,26 @@ static unsigned char pattern(int from, size_t at)
     return (unsigned char)(at * 7 + (size_t)from * 13 + at / 4096);
 }
 
-int main(void)
+#define HUGE_PAGE (2UL << 20)
+#define MAPPING (BYTES + 2 * HUGE_PAGE)
+
+int main(int argc, char **argv)
 {
     ptl_handle_ni_t ni = e2e_init(NULL);
     e2e_require_ranks(2);
     e2e_barrier_init(ni);
-    unsigned char *mine = malloc(BYTES);
+    const int inside = argc > 1 && strcmp(argv[1], "inside") == 0;
+    unsigned char *mapping = NULL;
+    unsigned char *mine;
+    if (inside) {
+        mapping = mmap(NULL, MAPPING, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        E2E_CHECK(mapping != MAP_FAILED, "mmap of %lu bytes", MAPPING);
+        if (mapping == MAP_FAILED)
+            return e2e_finish("huge_buffers");
+        mine = (unsigned char *)(((uintptr_t)mapping + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE + 16);
+    } else {
+        mine = malloc(BYTES);
+    }
     E2E_CHECK(mine != NULL, "malloc of %lu bytes", BYTES);
     if (mine == NULL)
         return e2e_finish("huge_buffers");
@@ -110,6 +130,9 @@ int main(void)
     E2E_OK(PtlMEUnlink(me));
     e2e_barrier();
     e2e_barrier_fini();
-    free(mine);
+    if (inside)
+        munmap(mapping, MAPPING);
+    else
+        free(mine);
     return e2e_finish("huge_buffers");
 }
