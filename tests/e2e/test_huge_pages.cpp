@@ -31,7 +31,30 @@ std::vector<long> huge_kib(const std::string &out)
     return kib;
 }
 
-class HugePages : public E2ETest {};
+class HugePages : public E2ETest {
+protected:
+    // huge_buffers (with `argument` when given), huge pages on and off: both
+    // pass, and end at the same simulated time.
+    struct OnAndOff {
+        RunResult on;
+        RunResult off;
+    };
+    OnAndOff exchange_both_ways(const std::string &argument = "")
+    {
+        auto exchange = [&](const std::string &on) {
+            std::vector<std::string> words{"-n", "2", "--cfg=s4bxi/compute:none", "--cfg=s4bxi/huge-pages:" + on,
+                                           program("huge_buffers")};
+            if (not argument.empty())
+                words.push_back(argument);
+            return run(words);
+        };
+        OnAndOff both{exchange("yes"), exchange("no")};
+        expect_all_passed(both.on, "huge_buffers", 2);
+        expect_all_passed(both.off, "huge_buffers", 2);
+        expect_same_simulated_end(both.on, both.off);
+        return both;
+    }
+};
 
 // Two 6 MiB buffers (each with at least two aligned 2 MiB stretches) go
 // back and forth by a Put and a Get: on, both are backed by huge pages
@@ -43,14 +66,7 @@ TEST_F(HugePages, LargeBuffersAreCollapsedWithTheSameResults)
     const std::string mode = thp_mode();
     if (mode.empty() || mode == "never")
         GTEST_SKIP() << "this kernel gives no transparent huge pages";
-    auto exchange = [&](const std::string &on) {
-        return run({"-n", "2", "--cfg=s4bxi/compute:none", "--cfg=s4bxi/huge-pages:" + on, program("huge_buffers")});
-    };
-    RunResult on = exchange("yes");
-    RunResult off = exchange("no");
-    expect_all_passed(on, "huge_buffers", 2);
-    expect_all_passed(off, "huge_buffers", 2);
-    expect_same_simulated_end(on, off);
+    const auto [on, off] = exchange_both_ways();
     const std::vector<long> with = huge_kib(on.out);
     const std::vector<long> without = huge_kib(off.out);
     ASSERT_EQ(with.size(), 2U) << describe(on);
@@ -84,15 +100,7 @@ TEST_F(HugePages, TheStretchABufferCoversMostOfAtItsEndIsCollapsedToo)
     const std::string mode = thp_mode();
     if (mode.empty() || mode == "never")
         GTEST_SKIP() << "this kernel gives no transparent huge pages";
-    auto exchange = [&](const std::string &on) {
-        return run({"-n", "2", "--cfg=s4bxi/compute:none", "--cfg=s4bxi/huge-pages:" + on, program("huge_buffers"),
-                    "inside"});
-    };
-    RunResult on = exchange("yes");
-    RunResult off = exchange("no");
-    expect_all_passed(on, "huge_buffers", 2);
-    expect_all_passed(off, "huge_buffers", 2);
-    expect_same_simulated_end(on, off);
+    const auto [on, off] = exchange_both_ways("inside");
     const std::vector<long> with = huge_kib(on.out);
     ASSERT_EQ(with.size(), 2U) << describe(on);
     for (long kib : with)
