@@ -109,15 +109,17 @@ void back(uint64_t start, uint64_t length)
   collapse(start, length, true);
 }
 
-void back_entry(uint64_t start, uint64_t length)
+void back_entry(uint64_t start, uint64_t length, bool use_once)
 {
-  // Without the stretches at its ends: an entry is often larger than what
-  // lands in it (Open MPI appends 2 MiB blocks for its short messages, each
-  // over two stretches, mostly never written: collapsing their ends took a
-  // rank of a 4 MiB ping-pong from 14 to 76 MB resident).
+  // The stretches at its ends only for an entry used once: the message that
+  // matches it is all that lands in it, as a Put's or Get's buffer is copied
+  // whole. A persistent one may take in much less than it covers: Open MPI
+  // appends 2 MiB blocks for its short messages, each across two stretches
+  // and mostly never written, and collapsing their ends took a rank of a 4
+  // MiB ping-pong from 14 to 76 MB resident.
   constexpr uint64_t kLargestEntry = 256ULL << 20;
   if (length <= kLargestEntry)
-    collapse(start, length, false);
+    collapse(start, length, use_once);
 }
 
 } // namespace s4bxi::preload::huge_pages

@@ -8,9 +8,9 @@
 // buffer it communicates with (an entry it appends, the local side of a Put
 // or a Get) collapsed into transparent huge pages (madvise MADV_COLLAPSE,
 // Linux 6.1), once per stretch: the same bytes, in fewer pages. For the local
-// side of a Put or a Get, also the stretch at either end that the buffer
-// covers at least half of (a buffer from malloc starts just past a page
-// boundary). Where the kernel cannot (no THP, memory it will not move, a
+// side of a Put or a Get, or an entry used once, also the stretch at either
+// end that the buffer covers at least half of (a buffer from malloc starts
+// just past a page boundary). Where the kernel cannot (no THP, memory it will not move, a
 // stretch another mapping shares), nothing changes.
 #pragma once
 
@@ -30,7 +30,8 @@ void back(uint64_t start, uint64_t length);
 // The same for an entry the process appends, unless it is larger than 256
 // MiB: such an entry exposes a heap or all of memory rather than a message,
 // and collapsing fills each stretch that holds a page (the kernel collapses
-// only those), at some 100 us a stretch.
-void back_entry(uint64_t start, uint64_t length);
+// only those), at some 100 us a stretch. The stretches at its ends only for
+// an entry used once (`use_once`).
+void back_entry(uint64_t start, uint64_t length, bool use_once);
 
 } // namespace s4bxi::preload::huge_pages

@@ -39,7 +39,7 @@ int append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ipc::ListEn
     return PTL_ARG_INVALID;
   // (An I/O vector entry's start is its vector: the server walks it.)
   if ((entry.options & ipc::option::kIovec) == 0)
-    huge_pages::back_entry(entry.start, entry.length);
+    huge_pages::back_entry(entry.start, entry.length, (entry.options & ipc::option::kEntryUseOnce) != 0);
   ipc::Request request = api::request_for(Op::Append);
   auto& args = request.args.append;
   args.ni = abi::handle_to_wire(ni_handle);

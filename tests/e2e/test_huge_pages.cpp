@@ -111,5 +111,27 @@ TEST_F(HugePages, TheStretchABufferCoversMostOfAtItsEndIsCollapsedToo)
     }
 }
 
+// An entry used once has the ends it covers most of collapsed too (the one
+// message that matches it fills it, as a Put fills its target); a persistent
+// one only its whole stretches (Open MPI's 2 MiB blocks for its short
+// messages are persistent, and mostly never written). Rank 1's buffer here is
+// only the entry the Put lands in.
+TEST_F(HugePages, AnEntryUsedOnceHasItsEndsCollapsedAndAPersistentOneNot)
+{
+    const std::string mode = thp_mode();
+    if (mode.empty() || mode == "never")
+        GTEST_SKIP() << "this kernel gives no transparent huge pages";
+    auto rank_1_kib = [](const RunResult &r) {
+        for (const std::string &line : lines(r.out))
+            if (line.find("rank 1: huge KiB") != std::string::npos)
+                return huge_kib(line).front();
+        return -1L;
+    };
+    const auto [once, once_off] = exchange_both_ways("entry-once");
+    const auto [kept, kept_off] = exchange_both_ways("entry-kept");
+    EXPECT_EQ(rank_1_kib(once), 3 * 2048) << describe(once);
+    EXPECT_EQ(rank_1_kib(kept), 2 * 2048) << describe(kept);
+}
+
 } // namespace
 } // namespace e2e

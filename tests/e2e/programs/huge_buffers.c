@@ -10,7 +10,9 @@
  * With the argument "inside", each buffer lies 16 bytes past a 2 MiB boundary
  * within a larger mapping of its own (as a malloc'd buffer lies past a page
  * boundary), so that the stretch before its first whole one, which it covers
- * all but 16 bytes of, can be collapsed too.
+ * all but 16 bytes of, can be collapsed too. With "entry-once" or
+ * "entry-kept", the same, but rank 1's buffer is only the entry the Put lands
+ * in (use-once, or persistent), not the local side of a Get back.
  */
 #include "e2e_common.h"
 
@@ -64,7 +66,10 @@ int main(int argc, char **argv)
     ptl_handle_ni_t ni = e2e_init(NULL);
     e2e_require_ranks(2);
     e2e_barrier_init(ni);
-    const int inside = argc > 1 && strcmp(argv[1], "inside") == 0;
+    const char *mode = argc > 1 ? argv[1] : "";
+    const int use_once = strcmp(mode, "entry-once") == 0;
+    const int entry_only = use_once || strcmp(mode, "entry-kept") == 0;
+    const int inside = entry_only || strcmp(mode, "inside") == 0;
     unsigned char *mapping = NULL;
     unsigned char *mine;
     if (inside) {
@@ -88,7 +93,9 @@ int main(int argc, char **argv)
     ptl_handle_ct_t ct;
     E2E_OK(PtlCTAlloc(ni, &ct));
     /* Rank 0 exposes its bytes to a Get, rank 1 its buffer to a Put. */
-    ptl_handle_me_t me = e2e_append_me(ni, PT, mine, BYTES, ct, (e2e_rank == 0 ? PTL_ME_OP_GET : PTL_ME_OP_PUT) | PTL_ME_EVENT_CT_COMM);
+    const unsigned int once = e2e_rank == 1 && use_once ? PTL_ME_USE_ONCE : 0;
+    ptl_handle_me_t me =
+        e2e_append_me(ni, PT, mine, BYTES, ct, (e2e_rank == 0 ? PTL_ME_OP_GET : PTL_ME_OP_PUT) | PTL_ME_EVENT_CT_COMM | once);
     e2e_barrier();
     const long long start = now_ns();
     if (e2e_rank == 0) {
@@ -108,26 +115,31 @@ int main(int argc, char **argv)
                 break;
             }
         e2e_barrier();
-        /* And back, into the same buffer, by a Get from rank 0's entry. */
-        memset(mine, 0, BYTES);
-        ptl_handle_md_t md = e2e_bind_md_eq(ni, mine, BYTES, eq);
-        E2E_OK(PtlGet(md, 0, BYTES, e2e_peer(0), PT, 0, 0, NULL));
-        ptl_event_t event;
-        E2E_OK(PtlEQWait(eq, &event));
-        E2E_CHECK(event.type == PTL_EVENT_REPLY && event.ni_fail_type == PTL_NI_OK && event.mlength == BYTES,
-                  "the Get ended with event %s, failure %d, %lu bytes", e2e_event_name(event.type),
-                  (int)event.ni_fail_type, (unsigned long)event.mlength);
-        for (size_t at = 0; at < BYTES; ++at)
-            if (mine[at] != pattern(0, at)) {
-                e2e_fail("byte %zu of the Get is %u, not %u", at, mine[at], pattern(0, at));
-                break;
-            }
-        E2E_OK(PtlMDRelease(md));
-        e2e_barrier();
+        if (entry_only) { /* its buffer stays only the entry the Put landed in */
+            e2e_barrier();
+        } else {
+            /* And back, into the same buffer, by a Get from rank 0's entry. */
+            memset(mine, 0, BYTES);
+            ptl_handle_md_t md = e2e_bind_md_eq(ni, mine, BYTES, eq);
+            E2E_OK(PtlGet(md, 0, BYTES, e2e_peer(0), PT, 0, 0, NULL));
+            ptl_event_t event;
+            E2E_OK(PtlEQWait(eq, &event));
+            E2E_CHECK(event.type == PTL_EVENT_REPLY && event.ni_fail_type == PTL_NI_OK && event.mlength == BYTES,
+                      "the Get ended with event %s, failure %d, %lu bytes", e2e_event_name(event.type),
+                      (int)event.ni_fail_type, (unsigned long)event.mlength);
+            for (size_t at = 0; at < BYTES; ++at)
+                if (mine[at] != pattern(0, at)) {
+                    e2e_fail("byte %zu of the Get is %u, not %u", at, mine[at], pattern(0, at));
+                    break;
+                }
+            E2E_OK(PtlMDRelease(md));
+            e2e_barrier();
+        }
     }
     const long long took = now_ns() - start;
     printf("huge_buffers: rank %d: huge KiB %ld, exchange took %lld ns\n", e2e_rank, huge_kib(mine, BYTES), took);
-    E2E_OK(PtlMEUnlink(me));
+    if (once == 0) /* (a use-once entry went with the Put) */
+        E2E_OK(PtlMEUnlink(me));
     e2e_barrier();
     e2e_barrier_fini();
     if (inside)
