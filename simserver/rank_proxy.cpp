@@ -280,9 +280,7 @@ RankProxy::Wake RankProxy::wait_for_request()
       // A thread took a lane: what the process answered itself comes first
       // (from now on it answers nothing itself), then the thread's calls.
       attention.fetch_and(~ipc::kAttentionLane);
-      run_queued_calls();
-      replay_published_polls();
-      caller_.settle(); // its threads' calls come at its time at the earliest (the replays may leave it ahead)
+      catch_up_with_the_process(); // its threads' calls come at its time at the earliest
       open_lanes(world_, api_, pmi_, control_, caller_);
     }
     if (main_lane && (attention.load() & ipc::kAttentionPmi) != 0) {
@@ -357,9 +355,9 @@ void RankProxy::park()
   // either the rank's next call is seen here, or the rank sends a notice.
   rank.parked_flag().store(1, std::memory_order_seq_cst);
   if (rank.lane == nullptr) {
-    run_queued_calls(); // after `parked`: a call queued later is followed by a Sync
-    replay_published_polls(); // after `parked`: a poll answered later is left to the server
-    rank.settle(); // it parks at its time (the replays may leave it ahead of the clock)
+    // (After `parked`: a call queued later is followed by a Sync, a poll
+    // answered later is left to the server.) It parks at its time.
+    catch_up_with_the_process();
     // Lanes its threads took: from now on, whoever handles their notices opens them.
     rank.attention().fetch_and(~ipc::kAttentionLane);
     open_lanes(world_, api_, pmi_, control_, rank);
@@ -438,6 +436,13 @@ void RankProxy::inject_compute(uint64_t compute_ns)
                            .rank = static_cast<int>(rank_),
                            .start = start,
                            .end = sim_now()});
+}
+
+void RankProxy::catch_up_with_the_process()
+{
+  run_queued_calls();
+  replay_published_polls();
+  caller_.settle();
 }
 
 void RankProxy::settle_unless_answered_ahead(const ipc::Reply& reply)
@@ -979,9 +984,7 @@ void RankProxy::operator()()
       // What the process did itself before it wrote the PMI command: the
       // command is served at once, in simulated time (a barrier waits for
       // the other ranks), and nothing of it may be replayed after.
-      run_queued_calls();
-      replay_published_polls();
-      rank.settle(); // served at the rank's time (the replays may leave it ahead of the clock)
+      catch_up_with_the_process();
       // The compute before a PMI command is only known at the next call on
       // the channel, and injected then.
       api_.end_poll_streak(rank); // polls around a PMI exchange are not a program that only polls

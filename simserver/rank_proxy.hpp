@@ -74,6 +74,11 @@ private:
   // polls before it and before what the process did next.
   void run_queued_calls();
   void run_queued_call(const ipc::QueuedCall& queued);
+  // Before what is served at once without a request of the process (a PMI
+  // command, a park, its threads' lanes): runs the calls it queued, replays
+  // the polls it published, then sleeps to the rank's time, where those may
+  // have left it ahead of the clock.
+  void catch_up_with_the_process();
   // A Portals call, a sleep or a sync, with its statistics and trace. With
   // `answered_early`, a PtlPut, PtlGet or atomic may be answered once its
   // arguments are checked (then *answered_early is true, and the reply sent).
