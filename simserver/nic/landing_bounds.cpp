@@ -184,12 +184,7 @@ void LandingBounds::advance(Message& message, double bound)
 
 void LandingBounds::begin_tx(Message& message, double now)
 {
-  sending_[message.src_nid]++;
-  sending_total_++;
-  if (writes_at_tx(message))
-    sending_requests_[message.src_nid]++;
-  if (reads_at_tx(message))
-    sending_reads_[message.src_nid]++;
+  count_tx(message, +1);
   begin(message, handling_bound(message, now));
   // Held by a TX engine, it keeps the engine busy as one on the wire does
   // (busy_until). Not a copy sent again (acknowledged meanwhile, it is
@@ -204,12 +199,17 @@ void LandingBounds::begin_tx(Message& message, double now)
 
 void LandingBounds::end_tx(const Message& message)
 {
-  sending_[message.src_nid]--;
-  sending_total_--;
+  count_tx(message, -1);
+}
+
+void LandingBounds::count_tx(const Message& message, int step)
+{
+  sending_[message.src_nid] += step;
+  sending_total_ += step;
   if (writes_at_tx(message))
-    sending_requests_[message.src_nid]--;
+    sending_requests_[message.src_nid] += step;
   if (reads_at_tx(message))
-    sending_reads_[message.src_nid]--;
+    sending_reads_[message.src_nid] += step;
 }
 
 void LandingBounds::on_wire(Message& message, double now)

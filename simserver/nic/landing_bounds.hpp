@@ -149,6 +149,8 @@ public:
   [[nodiscard]] double least_wire_s() const { return least_wire_s_; }
 
 private:
+  // A message enters (+1) or leaves (-1) the TX queues and engines of its source.
+  void count_tx(const Message& message, int step);
   [[nodiscard]] double wire_latency(unsigned from, unsigned to);
   [[nodiscard]] double handling_bound(const Message& message, double sent);
   void begin(Message& message, double bound);
