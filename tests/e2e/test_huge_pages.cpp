@@ -111,6 +111,26 @@ TEST_F(HugePages, TheStretchABufferCoversMostOfAtItsEndIsCollapsedToo)
     }
 }
 
+// A buffer below 2 MiB, copied whole, has the stretch it covers a quarter of
+// at least collapsed (stop 48: before, nothing below 2 MiB was): a 1 MiB
+// buffer with three quarters of its bytes in one stretch and a quarter in the
+// next gets the first in a huge page, not the second.
+TEST_F(HugePages, AMiddleSizedBufferHasTheStretchItCoversAQuarterOfCollapsed)
+{
+    const std::string mode = thp_mode();
+    if (mode.empty() || mode == "never")
+        GTEST_SKIP() << "this kernel gives no transparent huge pages";
+    const auto [on, off] = exchange_both_ways("middle-sized");
+    const std::vector<long> with = huge_kib(on.out);
+    ASSERT_EQ(with.size(), 2U) << describe(on);
+    for (long kib : with)
+        EXPECT_EQ(kib, 2048) << describe(on);
+    if (mode != "always") {
+        for (long kib : huge_kib(off.out))
+            EXPECT_EQ(kib, 0) << describe(off);
+    }
+}
+
 // An entry used once has the ends it covers most of collapsed too (the one
 // message that matches it fills it, as a Put fills its target); a persistent
 // one only its whole stretches (Open MPI's 2 MiB blocks for its short
