@@ -9,8 +9,8 @@
 // or a Get) collapsed into transparent huge pages (madvise MADV_COLLAPSE,
 // Linux 6.1), once per stretch: the same bytes, in fewer pages. For the local
 // side of a Put or a Get, or an entry used once, also the stretch at either
-// end that the buffer covers at least half of (a buffer from malloc starts
-// just past a page boundary). Where the kernel cannot (no THP, memory it will not move, a
+// end that the buffer covers a quarter of at least (512 KiB), from 512 KiB on
+// (a buffer from malloc starts just past a page boundary). Where the kernel cannot (no THP, memory it will not move, a
 // stretch another mapping shares), nothing changes.
 #pragma once
 
@@ -20,12 +20,12 @@ namespace s4bxi::preload::huge_pages {
 
 // From the Hello reply: whether the run asks for it.
 void enable(bool on);
-// Whether a buffer of `length` bytes may hold a whole huge page, and the run
-// asks for them: a check without a system call or a lock.
+// Whether a buffer of `length` bytes may have a stretch collapsed, and the
+// run asks for them: a check without a system call or a lock.
 bool worth_backing(uint64_t length);
 // The buffer [start, start + length) is about to be communicated with (the
 // local side of a Put or a Get: every byte of it is copied), with the
-// stretches at its ends it covers at least half of.
+// stretches at its ends it covers a quarter of at least.
 void back(uint64_t start, uint64_t length);
 // The same for an entry the process appends, unless it is larger than 256
 // MiB: such an entry exposes a heap or all of memory rather than a message,

@@ -244,10 +244,12 @@ Option<bool> g_queued_unlinks{"s4bxi/queued-unlinks", nullptr,
                               "the simulated time it was made (same simulated results, one round trip less each)",
                               true};
 Option<bool> g_huge_pages{"s4bxi/huge-pages", nullptr,
-                          "Have each rank back the 2 MiB-aligned stretches of a buffer of at least 2 MiB that it "
-                          "communicates with (an appended entry, the local side of a Put or a Get) with transparent "
-                          "huge pages (madvise MADV_COLLAPSE): the server's copies of its payloads then walk 512 "
-                          "times fewer pages (same simulated results; a 4 MiB MPI message about 0.7 of the wall time)",
+                          "Have each rank back the 2 MiB-aligned stretches of a buffer that it communicates with "
+                          "(an appended entry, the local side of a Put or a Get) with transparent huge pages (madvise "
+                          "MADV_COLLAPSE): those it covers whole, and for a buffer of 512 KiB or more copied whole "
+                          "(the local side of a Put or a Get, an entry used once) those it covers a quarter of; the "
+                          "server's copies of its payloads then walk 512 times fewer pages (same simulated results; a "
+                          "4 MiB MPI message about 0.7 of the wall time)",
                           true};
 Option<bool> g_queued_appends{"s4bxi/queued-appends", nullptr,
                               "Let the process answer a PtlMEAppend/PtlLEAppend itself on an allocated portal table "
