@@ -46,7 +46,6 @@ void LandingBounds::configure(const std::vector<platform::Node>& nodes, const st
   delays_ = delays;
   ranks_on_node_ = ranks_on_node;
   exact_only_ = exact_only;
-  sending_.assign(nodes.size(), 0);
   sending_requests_.assign(nodes.size(), 0);
   sending_reads_.assign(nodes.size(), 0);
   on_way_to_.assign(nodes.size(), {});
@@ -204,7 +203,6 @@ void LandingBounds::end_tx(const Message& message)
 
 void LandingBounds::count_tx(const Message& message, int step)
 {
-  sending_[message.src_nid] += step;
   sending_total_ += step;
   if (writes_at_tx(message))
     sending_requests_[message.src_nid] += step;

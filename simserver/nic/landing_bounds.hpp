@@ -118,10 +118,9 @@ public:
   // engine's sleep is pending (unless faults may lose it on the way). The
   // poll sentinel acts only when nothing is pending (portals/poll_sentinel.hpp).
   [[nodiscard]] double busy_until() const;
-  // Whether the TX queues and engines of `node` hold no message.
-  [[nodiscard]] bool sends_nothing(unsigned node) const { return sending_[node] == 0; }
-  // Whether they hold no message whose payload the TX engine reads from the
-  // host by DMA (a response without one, a PIO payload: none to read).
+  // Whether the TX queues and engines of `node` hold no message whose
+  // payload the TX engine reads from the host by DMA (a response without
+  // one, a PIO payload: none to read).
   [[nodiscard]] bool reads_nothing(unsigned node) const { return sending_reads_[node] == 0; }
   // Whether they hold no request (those of the request virtual network's
   // engines: a response or a BXI ACK takes others).
@@ -165,10 +164,9 @@ private:
   std::vector<double> least_wire_into_; // per node: the least route latency from another node hosting ranks
   std::vector<double> least_answer_wire_into_; // the same from any other node (answers; 0 when not measured)
   std::unordered_map<uint64_t, double> route_latency_; // (from << 32 | to) -> seconds, measured when first needed
-  std::vector<int> sending_;                            // per node: messages in its TX queues and engines
-  std::vector<int> sending_requests_;                   // per node: those of them that are requests
-  std::vector<int> sending_reads_;                      // per node: those whose payload its TX engine reads by DMA
-  int sending_total_ = 0;
+  std::vector<int> sending_requests_;                   // per node: requests in its TX queues and engines
+  std::vector<int> sending_reads_;                      // per node: messages there whose payload its TX engine reads by DMA
+  int sending_total_ = 0;                               // messages in all TX queues and engines
   double least_wire_s_ = 0;
   std::vector<std::multiset<double>> on_way_to_;        // per node: bounds of the messages on their way to it
   std::multiset<double> on_way_;                        // all of them
