@@ -277,6 +277,10 @@ int main(int argc, char** argv)
     control.finish(1, e.what());
   }
   pmi::Server pmi(world, control, processes.pmi_sockets(), *watcher);
+  // (After the server's other threads started: they keep every CPU.)
+  job::ServerCpu server_cpu(options::server_cpu(),
+                            [&processes](const cpu_set_t& cpus) { processes.place_main_threads(cpus); });
+  world.server_cpu = &server_cpu;
   if (trace::active != nullptr)
     trace::active->set_processes(os_pids);
   for (unsigned r = 0; r < launch->ranks; ++r) {

@@ -41,6 +41,8 @@ bool link_forecasts();
 bool queued_unlinks();
 // Ranks back their large communication buffers with huge pages (preload/huge_pages.hpp).
 bool huge_pages();
+// The server keeps a CPU of its own while the job waits on it (job/server_cpu.hpp).
+bool server_cpu();
 bool queued_appends();
 // Messages on the wire beyond which a message goes through a mailbox (nic/wire.hpp); -1: never.
 long wire_mailboxes_beyond();

@@ -181,7 +181,10 @@ RankProxy::Wake RankProxy::wait_for_request()
   auto wait_for_the_call = [&](const timespec& period) {
     const double before = job::wall_clock_now();
     const bool woken = ipc::wait_for_ring(request_bell, requests_seen_, spin_, &period, &attention);
-    caller_.stats.server_waited_s += job::wall_clock_now() - before;
+    const double after = job::wall_clock_now();
+    caller_.stats.server_waited_s += after - before;
+    if (world_.server_cpu != nullptr)
+      world_.server_cpu->waited(after, after - before);
     return woken;
   };
   if (wake_relayed_) {

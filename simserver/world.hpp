@@ -8,6 +8,7 @@
 #include "job/crash_reports.hpp"
 #include "job/livelock_watch.hpp"
 #include "job/rank_processes.hpp"
+#include "job/server_cpu.hpp"
 #include "nic/landing_bounds.hpp"
 #include "nic/memory_work.hpp"
 #include "platform/cluster.hpp"
@@ -345,6 +346,7 @@ struct World {
   // none crosses the wire through a mailbox (nic/wire.hpp).
   bool links_may_fail = false;
   job::RankProcesses* processes = nullptr;
+  job::ServerCpu* server_cpu = nullptr; // the server's own CPU (job/server_cpu.hpp; main.cpp's)
   job::LivelockWatch livelock; // told how every operation ended (portals/initiator.cpp)
   job::CrashReports crashes;   // filled by the rank watcher's thread
   // Set by the rank watcher's thread when something outside the simulation

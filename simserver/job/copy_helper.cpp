@@ -1,6 +1,7 @@
 #include "copy_helper.hpp"
 
 #include "cpu_contention.hpp"
+#include "server_cpu.hpp"
 
 #include <atomic>
 #include <cerrno>
@@ -77,7 +78,13 @@ Helper& helper()
     sigset_t all, before;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &before);
-    std::thread([created] { created->serve(); }).detach();
+    std::thread([created] {
+      // Anywhere, even while the simulation's thread keeps a CPU of its own
+      // (server_cpu.hpp): the helper copies while that thread copies too.
+      if (const cpu_set_t* all = ServerCpu::all_cpus(); all != nullptr)
+        sched_setaffinity(0, sizeof *all, all);
+      created->serve();
+    }).detach();
     pthread_sigmask(SIG_SETMASK, &before, nullptr);
     return created;
   }();

@@ -234,6 +234,10 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
   const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
   out << "  \"server_cpu_s\": {\"user\": " << seconds(server_usage.ru_utime) << ", \"system\": "
       << seconds(server_usage.ru_stime) << "},\n";
+  // How often, and how long, the server kept a CPU of its own (s4bxi/server-cpu).
+  const ServerCpu* own = world_.server_cpu;
+  out << "  \"own_cpu\": {\"taken\": " << (own != nullptr ? own->times_taken() : 0)
+      << ", \"held_s\": " << (own != nullptr ? own->held_s() : 0.0) << "},\n";
   // Wall time spent waiting for the rank processes' calls, against wall time
   // simulating; and the answers that had to wake their process up.
   // Of that wait: how long the processes ran between an answer and their

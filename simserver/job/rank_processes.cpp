@@ -354,6 +354,15 @@ std::optional<Termination> RankProcesses::poll_exit(unsigned rank)
   return ended_[rank];
 }
 
+void RankProcesses::place_main_threads(const cpu_set_t& cpus) const
+{
+  const int saved_errno = errno;
+  for (unsigned rank = 0; rank < count_; ++rank)
+    if (pids_[rank] > 0 && not ended_[rank])
+      sched_setaffinity(pids_[rank], sizeof cpus, &cpus);
+  errno = saved_errno;
+}
+
 Termination RankProcesses::wait_exit(unsigned rank)
 {
   if (ended_[rank])

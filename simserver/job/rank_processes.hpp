@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <optional>
+#include <sched.h>
 #include <string>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -75,6 +76,11 @@ public:
   // Blocks until `rank` ends.
   Termination wait_exit(unsigned rank);
   [[nodiscard]] const std::optional<Termination>& termination(unsigned rank) const { return ended_[rank]; }
+
+  // Sets the CPUs of each rank's main thread that is still ours: not reaped
+  // yet (a reaped rank's pid may be another process's by now). Its other
+  // threads, and those it starts later, keep theirs (job/server_cpu.hpp).
+  void place_main_threads(const cpu_set_t& cpus) const;
 
   // SIGKILLs every live rank and reaps it. Safe to call more than once.
   void kill_all();

@@ -654,6 +654,21 @@ TEST_F(Mpi, AnswersAheadChangeNothingButWhenTheProcessesRun)
     }
 }
 
+// The server's own CPU (s4bxi/server-cpu, job/server_cpu.hpp) decides where
+// the processes run, never what they compute: the same outputs, simulated
+// end and events with it on and off. Whether the server takes a CPU in a run
+// depends on the machine's load (not while other processes want the CPUs),
+// so only "off" is asserted: then it never does.
+TEST_F(Mpi, TheServersOwnCpuChangesNothingButWhereTheProcessesRun)
+{
+    for (const auto &[platform, job] : lone_jobs()) {
+        const auto [own, shared] = run_with_and_without("s4bxi/server-cpu", platform, job);
+        ASSERT_TRUE(own.report.has_value() && shared.report.has_value());
+        EXPECT_EQ(shared.report->get("own_cpu")->get("taken")->number, 0) << job[2];
+        EXPECT_EQ(shared.report->get("own_cpu")->get("held_s")->number, 0) << job[2];
+    }
+}
+
 // The horizon from the messages on their way (s4bxi/horizon-from-traffic):
 // a rank answers its polls up to the earliest time its NIC can write an
 // event, not only a PCIe write after its last answer. Open MPI's ping-pong and

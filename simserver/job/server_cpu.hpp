@@ -1,0 +1,79 @@
+// A CPU of its own for the server while the job waits on the server
+// (s4bxi/server-cpu).
+//
+// With more processes than cores, the ranks and the server share the CPUs:
+// a rank woken by an answer may take the server's CPU, and the simulation
+// then stands still until the scheduler gives it back, its caches filled with
+// the rank's data. While the server is what the job waits for (it waits for
+// the ranks less than kOwnBelow of the time), it keeps the CPU it runs on and
+// the ranks' main threads run on the others; while the ranks are (they
+// compute, or start: the server waits more than kShareAbove of the time), or
+// other processes want the CPUs (ipc::CpuContention: a CPU of its own then
+// left the server half of it, and the ranks half of theirs), every process
+// may run anywhere again, as it could when it started. A 32-rank alltoall on
+// 2 cores: about 5.5 ms per alltoall instead of 7.0 (server and ranks pinned
+// apart by hand, the whole run). Where the processes run decides only how
+// fast the simulation goes, never what it computes.
+#pragma once
+
+#include <sched.h>
+
+#include <cstdint>
+#include <functional>
+
+namespace s4bxi::job {
+
+class ServerCpu {
+public:
+  // Waiting less than this share of a window: the server is what the job
+  // waits for; more than kShareAbove: the ranks are.
+  static constexpr double kOwnBelow = 0.6;
+  static constexpr double kShareAbove = 0.8;
+  // Real seconds over which the share is measured.
+  static constexpr double kWindowS = 0.02;
+
+  // Puts the ranks' main threads on these CPUs (RankProcesses::place_main_threads).
+  using PlaceRanks = std::function<void(const cpu_set_t&)>;
+  // Whether other processes want the CPUs now.
+  using Contended = std::function<bool()>;
+  static bool job_contended();  // ipc::CpuContention's mark
+  // Takes the CPUs the server may run on now (those it gives back); a
+  // process limited to one CPU has none to spare, and nothing changes.
+  ServerCpu(bool enabled, PlaceRanks place_ranks, Contended contended = job_contended);
+  ~ServerCpu();
+  ServerCpu(const ServerCpu&) = delete;
+  ServerCpu& operator=(const ServerCpu&) = delete;
+
+  // The server (its simulation thread, the caller) waited `waited_s` real
+  // seconds for a rank until `now` (steady_clock seconds, as
+  // job::wall_clock_now reads them).
+  void waited(double now, double waited_s);
+  // Every process back on every CPU (the run ends).
+  void share();
+
+  [[nodiscard]] bool holds_own_cpu() const { return own_; }
+  // For the report: how often the server took a CPU of its own, and for how
+  // long in all (real seconds).
+  [[nodiscard]] uint64_t times_taken() const { return taken_; }
+  [[nodiscard]] double held_s() const;
+
+  // The CPUs the server could run on when it started, for its other threads
+  // (copy_helper.cpp): nullptr before any ServerCpu took them.
+  static const cpu_set_t* all_cpus();
+
+private:
+  void take(double now);
+  void give_back(double now);
+
+  PlaceRanks place_ranks_;
+  Contended contended_;
+  bool usable_ = false;
+  bool own_ = false;
+  double window_start_ = -1;
+  double window_waited_s_ = 0;
+  uint64_t taken_ = 0;
+  double held_s_ = 0;
+  double own_since_ = 0;
+};
+
+} // namespace s4bxi::job

@@ -1,0 +1,99 @@
+// The server's own CPU (simserver/job/server_cpu.hpp): taken while the server
+// waits little for the ranks, given back while it waits much or the CPUs are
+// wanted, and the ranks placed on the CPUs it leaves them. The waits are
+// given, not measured: the outcome does not depend on the machine's load.
+#include "job/server_cpu.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sched.h>
+
+#include <vector>
+
+namespace {
+
+cpu_set_t own_cpus()
+{
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  EXPECT_EQ(sched_getaffinity(0, sizeof cpus, &cpus), 0);
+  return cpus;
+}
+
+bool runs_anywhere(const cpu_set_t& all)
+{
+  const cpu_set_t now = own_cpus();
+  return CPU_EQUAL(&now, &all);
+}
+
+TEST(ServerCpu, KeptWhileTheJobWaitsOnTheServerGivenBackWhileItWaitsOnTheRanksOrTheCpusAreWanted)
+{
+  const cpu_set_t all = own_cpus();
+  if (CPU_COUNT(&all) < 2)
+    GTEST_SKIP() << "one CPU: none to keep";
+  std::vector<cpu_set_t> placed;
+  bool contended = false;
+  {
+    s4bxi::job::ServerCpu cpu(true, [&placed](const cpu_set_t& ranks) { placed.push_back(ranks); },
+                              [&contended] { return contended; });
+    double now = 100.0;
+    cpu.waited(now, 0.0);
+    // A window (20 ms) in which the server waited 30% of the time: it keeps
+    // the CPU it runs on, and the ranks get all the others.
+    cpu.waited(now += 0.03, 0.009);
+    ASSERT_TRUE(cpu.holds_own_cpu());
+    EXPECT_EQ(cpu.times_taken(), 1U);
+    const cpu_set_t mine = own_cpus();
+    ASSERT_EQ(CPU_COUNT(&mine), 1);
+    ASSERT_EQ(placed.size(), 1U);
+    cpu_set_t together;
+    CPU_OR(&together, &mine, &placed.back());
+    EXPECT_TRUE(CPU_EQUAL(&together, &all)) << "the ranks get every CPU but the server's";
+    EXPECT_EQ(CPU_COUNT(&placed.back()), CPU_COUNT(&all) - 1);
+    // 70%: between the two bounds, nothing changes; a window not over yet
+    // decides nothing.
+    cpu.waited(now += 0.03, 0.021);
+    cpu.waited(now += 0.005, 0.005);
+    EXPECT_TRUE(cpu.holds_own_cpu());
+    EXPECT_EQ(placed.size(), 1U);
+    // 90% (the ranks compute, or start): every process anywhere again.
+    cpu.waited(now += 0.025, 0.022);
+    EXPECT_FALSE(cpu.holds_own_cpu());
+    EXPECT_TRUE(runs_anywhere(all));
+    ASSERT_EQ(placed.size(), 2U);
+    EXPECT_TRUE(CPU_EQUAL(&placed.back(), &all));
+    // Other processes want the CPUs: not taken however little it waits, and
+    // given back if it was held.
+    contended = true;
+    cpu.waited(now += 0.03, 0.0);
+    EXPECT_FALSE(cpu.holds_own_cpu());
+    contended = false;
+    cpu.waited(now += 0.03, 0.0);
+    EXPECT_TRUE(cpu.holds_own_cpu());
+    contended = true;
+    cpu.waited(now += 0.03, 0.0);
+    EXPECT_FALSE(cpu.holds_own_cpu());
+    EXPECT_TRUE(runs_anywhere(all));
+    EXPECT_EQ(cpu.times_taken(), 2U);
+    contended = false;
+    cpu.waited(now += 0.03, 0.0);
+    EXPECT_TRUE(cpu.holds_own_cpu());
+  }
+  // At its end, every CPU again.
+  EXPECT_TRUE(runs_anywhere(all));
+  EXPECT_TRUE(CPU_EQUAL(&placed.back(), &all));
+}
+
+TEST(ServerCpu, OffItPlacesNothing)
+{
+  const cpu_set_t all = own_cpus();
+  bool placed = false;
+  s4bxi::job::ServerCpu cpu(false, [&placed](const cpu_set_t&) { placed = true; }, [] { return false; });
+  cpu.waited(100.0, 0.0);
+  cpu.waited(100.1, 0.0);
+  EXPECT_FALSE(cpu.holds_own_cpu());
+  EXPECT_FALSE(placed);
+  EXPECT_TRUE(runs_anywhere(all));
+}
+
+} // namespace
