@@ -78,13 +78,11 @@ Helper& helper()
     sigset_t all, before;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &before);
-    std::thread([created] {
-      // Anywhere, even while the simulation's thread keeps a CPU of its own
-      // (server_cpu.hpp): the helper copies while that thread copies too.
-      if (const cpu_set_t* all = ServerCpu::all_cpus(); all != nullptr)
-        sched_setaffinity(0, sizeof *all, all);
-      created->serve();
-    }).detach();
+    std::thread helper_thread([created] { created->serve(); });
+    // It copies while the simulation's thread copies too: not on the CPU that
+    // thread may keep for itself (server_cpu.hpp).
+    ServerCpu::add_side_thread(helper_thread.native_handle());
+    helper_thread.detach();
     pthread_sigmask(SIG_SETMASK, &before, nullptr);
     return created;
   }();

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <utility>
+#include <vector>
 
 namespace s4bxi::job {
 namespace {
@@ -14,14 +15,25 @@ double steady_now()
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
+// The CPUs the server could run on when it started (a process has one
+// ServerCpu), the one in charge, and the side threads it places.
 cpu_set_t g_all_cpus;
-bool g_all_cpus_known = false;
+const ServerCpu* g_in_charge = nullptr;
+std::vector<pthread_t> g_side_threads;
+
+void place_side_threads(const cpu_set_t& cpus)
+{
+  for (pthread_t thread : g_side_threads)
+    pthread_setaffinity_np(thread, sizeof cpus, &cpus);
+}
 
 } // namespace
 
-const cpu_set_t* ServerCpu::all_cpus()
+void ServerCpu::add_side_thread(pthread_t thread)
 {
-  return g_all_cpus_known ? &g_all_cpus : nullptr;
+  g_side_threads.push_back(thread);
+  if (g_in_charge != nullptr && g_in_charge->own_)
+    pthread_setaffinity_np(thread, sizeof g_in_charge->theirs_, &g_in_charge->theirs_);
 }
 
 bool ServerCpu::job_contended()
@@ -32,15 +44,17 @@ bool ServerCpu::job_contended()
 ServerCpu::ServerCpu(bool enabled, PlaceRanks place_ranks, Contended contended)
     : place_ranks_(std::move(place_ranks)), contended_(std::move(contended))
 {
-  if (not enabled || sched_getaffinity(0, sizeof g_all_cpus, &g_all_cpus) != 0)
+  if (not enabled || g_in_charge != nullptr || sched_getaffinity(0, sizeof g_all_cpus, &g_all_cpus) != 0)
     return;
-  g_all_cpus_known = true;
+  g_in_charge = this;
   usable_ = CPU_COUNT(&g_all_cpus) >= 2;
 }
 
 ServerCpu::~ServerCpu()
 {
   share();
+  if (g_in_charge == this)
+    g_in_charge = nullptr;
 }
 
 void ServerCpu::waited(double now, double waited_s)
@@ -82,13 +96,15 @@ void ServerCpu::take(double now)
   const int cpu = sched_getcpu();
   if (cpu < 0 || not CPU_ISSET(cpu, &g_all_cpus))
     return;
-  cpu_set_t mine, theirs = g_all_cpus;
+  cpu_set_t mine;
   CPU_ZERO(&mine);
   CPU_SET(cpu, &mine);
-  CPU_CLR(cpu, &theirs);
+  theirs_ = g_all_cpus;
+  CPU_CLR(cpu, &theirs_);
   if (sched_setaffinity(0, sizeof mine, &mine) != 0)
     return;
-  place_ranks_(theirs);
+  place_ranks_(theirs_);
+  place_side_threads(theirs_);
   own_ = true;
   own_since_ = now;
   taken_++;
@@ -98,6 +114,7 @@ void ServerCpu::give_back(double now)
 {
   sched_setaffinity(0, sizeof g_all_cpus, &g_all_cpus);
   place_ranks_(g_all_cpus);
+  place_side_threads(g_all_cpus);
   own_ = false;
   held_s_ += now - own_since_;
 }
