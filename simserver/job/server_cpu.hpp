@@ -11,9 +11,9 @@
 // other processes want the CPUs (ipc::CpuContention: a CPU of its own then
 // left the server half of it, and the ranks half of theirs), every process
 // may run anywhere again, as it could when it started. A 32-rank alltoall on
-// 2 cores: about 5.5 ms per alltoall instead of 7.0 (server and ranks pinned
-// apart by hand, the whole run). Where the processes run decides only how
-// fast the simulation goes, never what it computes.
+// 2 cores: 5.65 ms per alltoall instead of 6.94 (docs/internals.md has the
+// rest). Where the processes run decides only how fast the simulation goes,
+// never what it computes.
 #pragma once
 
 #include <pthread.h>
