@@ -54,6 +54,24 @@ protected:
         expect_same_simulated_end(both.on, both.off);
         return both;
     }
+
+    // huge_buffers `argument`: on, each rank's buffer spans `kib` KiB of
+    // huge pages; off, none (unless the kernel gives them to every mapping).
+    void expect_each_rank_with(const std::string &argument, long kib)
+    {
+        const std::string mode = thp_mode();
+        if (mode.empty() || mode == "never")
+            GTEST_SKIP() << "this kernel gives no transparent huge pages";
+        const auto [on, off] = exchange_both_ways(argument);
+        const std::vector<long> with = huge_kib(on.out);
+        ASSERT_EQ(with.size(), 2U) << describe(on);
+        for (long each : with)
+            EXPECT_EQ(each, kib) << describe(on);
+        if (mode != "always") {
+            for (long each : huge_kib(off.out))
+                EXPECT_EQ(each, 0) << describe(off);
+        }
+    }
 };
 
 // Two 6 MiB buffers (each with at least two aligned 2 MiB stretches) go
@@ -97,18 +115,7 @@ TEST_F(HugePages, LargeBuffersAreCollapsedWithTheSameResults)
 // of which it covers 16 bytes. The same bytes, the same simulated times.
 TEST_F(HugePages, TheStretchABufferCoversMostOfAtItsEndIsCollapsedToo)
 {
-    const std::string mode = thp_mode();
-    if (mode.empty() || mode == "never")
-        GTEST_SKIP() << "this kernel gives no transparent huge pages";
-    const auto [on, off] = exchange_both_ways("inside");
-    const std::vector<long> with = huge_kib(on.out);
-    ASSERT_EQ(with.size(), 2U) << describe(on);
-    for (long kib : with)
-        EXPECT_EQ(kib, 3 * 2048) << describe(on);
-    if (mode != "always") {
-        for (long kib : huge_kib(off.out))
-            EXPECT_EQ(kib, 0) << describe(off);
-    }
+    expect_each_rank_with("inside", 3 * 2048);
 }
 
 // A buffer below 2 MiB, copied whole, has the stretch it covers a quarter of
@@ -117,18 +124,7 @@ TEST_F(HugePages, TheStretchABufferCoversMostOfAtItsEndIsCollapsedToo)
 // next gets the first in a huge page, not the second.
 TEST_F(HugePages, AMiddleSizedBufferHasTheStretchItCoversAQuarterOfCollapsed)
 {
-    const std::string mode = thp_mode();
-    if (mode.empty() || mode == "never")
-        GTEST_SKIP() << "this kernel gives no transparent huge pages";
-    const auto [on, off] = exchange_both_ways("middle-sized");
-    const std::vector<long> with = huge_kib(on.out);
-    ASSERT_EQ(with.size(), 2U) << describe(on);
-    for (long kib : with)
-        EXPECT_EQ(kib, 2048) << describe(on);
-    if (mode != "always") {
-        for (long kib : huge_kib(off.out))
-            EXPECT_EQ(kib, 0) << describe(off);
-    }
+    expect_each_rank_with("middle-sized", 2048);
 }
 
 // An entry used once has the ends it covers most of collapsed too (the one
