@@ -68,6 +68,9 @@ public:
   // server and every rank map (SharedScheduling), so that one process's
   // finding spares the others their own probe; nullptr: this process's own.
   static void share(std::atomic<uint64_t>* word) { word_.store(word != nullptr ? word : &own_); }
+  // A rank's marks count only while `*held` is zero (SharedScheduling::
+  // server_cpu_held); nullptr: always (the server's, and by default).
+  static void ignore_marks_while(const std::atomic<uint32_t>* held) { ignore_while_.store(held); }
 
   // Whether spinning may pay now: no sign of contention lately.
   static bool spinning_pays()
@@ -100,6 +103,9 @@ public:
   {
     if (not detecting_.load(std::memory_order_relaxed))
       return;
+    if (const auto* held = ignore_while_.load(std::memory_order_relaxed);
+        held != nullptr && held->load(std::memory_order_relaxed) != 0)
+      return;
     std::atomic<uint64_t>& word = *word_.load(std::memory_order_relaxed);
     const uint64_t mark = word.load(std::memory_order_relaxed);
     if (now < until(mark))
@@ -128,6 +134,7 @@ private:
   static inline std::atomic<uint64_t> own_{0};
   static inline std::atomic<std::atomic<uint64_t>*> word_{&own_};
   static inline std::atomic<bool> detecting_{true};
+  static inline std::atomic<const std::atomic<uint32_t>*> ignore_while_{nullptr};
 };
 
 } // namespace s4bxi::ipc

@@ -74,6 +74,11 @@ struct SharedScheduling {
   alignas(64) std::atomic<uint64_t> contended_until;
   // The warm rank wakes, from its CPU, the sleepers the server hands it.
   WakeRelay wake_relay;
+  // Non-zero while the server keeps a CPU of its own and the ranks' main
+  // threads run on the others (simserver/job/server_cpu.hpp): a rank's long
+  // yield is then the job's own ranks queued on the CPUs left to them, not
+  // other load, and the ranks mark no contention (the server still does).
+  alignas(64) std::atomic<uint32_t> server_cpu_held;
 };
 // Where tests/e2e/programs/scribble_segment.c (mode relay_lost) finds them.
 static_assert(offsetof(SharedScheduling, wake_relay) + offsetof(WakeRelay, helper) == 192);

@@ -418,6 +418,7 @@ ipc::Channel* find_channel(const char* fd_text, const char* rank_text, const cha
   wake_relay = ipc::WakeRelayRole{&scheduling->wake_relay, bytes + layout.channels_offset(),
                                   layout.size() - layout.channels_offset(), static_cast<uint32_t>(rank)};
   ipc::CpuContention::share(&scheduling->contended_until);
+  ipc::CpuContention::ignore_marks_while(&scheduling->server_cpu_held);
   channel_rank = static_cast<uint32_t>(rank);
   protect_segment(base, length, layout, channel_rank);
   return mine;

@@ -278,8 +278,9 @@ int main(int argc, char** argv)
   }
   pmi::Server pmi(world, control, processes.pmi_sockets(), *watcher);
   // (After the server's other threads started: they keep every CPU.)
-  job::ServerCpu server_cpu(options::server_cpu(),
-                            [&processes](const cpu_set_t& cpus) { processes.place_main_threads(cpus); });
+  job::ServerCpu server_cpu(
+      options::server_cpu(), [&processes](const cpu_set_t& cpus) { processes.place_main_threads(cpus); },
+      job::ServerCpu::job_contended, &processes.scheduling()->server_cpu_held);
   world.server_cpu = &server_cpu;
   if (trace::active != nullptr)
     trace::active->set_processes(os_pids);

@@ -41,8 +41,8 @@ bool ServerCpu::job_contended()
   return not ipc::CpuContention::spinning_pays();
 }
 
-ServerCpu::ServerCpu(bool enabled, PlaceRanks place_ranks, Contended contended)
-    : place_ranks_(std::move(place_ranks)), contended_(std::move(contended))
+ServerCpu::ServerCpu(bool enabled, PlaceRanks place_ranks, Contended contended, std::atomic<uint32_t>* held)
+    : place_ranks_(std::move(place_ranks)), contended_(std::move(contended)), held_(held)
 {
   if (not enabled || g_in_charge != nullptr || sched_getaffinity(0, sizeof g_all_cpus, &g_all_cpus) != 0)
     return;
@@ -105,6 +105,8 @@ void ServerCpu::take(double now)
     return;
   place_ranks_(theirs_);
   place_side_threads(theirs_);
+  if (held_ != nullptr)
+    held_->store(1, std::memory_order_relaxed);
   own_ = true;
   own_since_ = now;
   taken_++;
@@ -115,6 +117,8 @@ void ServerCpu::give_back(double now)
   sched_setaffinity(0, sizeof g_all_cpus, &g_all_cpus);
   place_ranks_(g_all_cpus);
   place_side_threads(g_all_cpus);
+  if (held_ != nullptr)
+    held_->store(0, std::memory_order_relaxed);
   own_ = false;
   held_s_ += now - own_since_;
 }

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 
@@ -40,7 +41,13 @@ public:
   static bool job_contended();  // ipc::CpuContention's mark
   // Takes the CPUs the server may run on now (those it gives back); a
   // process limited to one CPU has none to spare, and nothing changes.
-  ServerCpu(bool enabled, PlaceRanks place_ranks, Contended contended = job_contended);
+  // `held`, when given, says to the ranks whether the server keeps its CPU
+  // (ipc::SharedScheduling::server_cpu_held: their long yields are then the
+  // job's own ranks, not other load; counted as such, they had the server
+  // give its CPU back and take it again every 20 to 100 ms, and a 256-rank
+  // Portals put ring lost 8% instead of gaining).
+  ServerCpu(bool enabled, PlaceRanks place_ranks, Contended contended = job_contended,
+            std::atomic<uint32_t>* held = nullptr);
   ~ServerCpu();
   ServerCpu(const ServerCpu&) = delete;
   ServerCpu& operator=(const ServerCpu&) = delete;
@@ -71,6 +78,7 @@ private:
 
   PlaceRanks place_ranks_;
   Contended contended_;
+  std::atomic<uint32_t>* held_;
   bool usable_ = false;
   bool own_ = false;
   cpu_set_t theirs_{}; // the ranks' CPUs while the server keeps its own

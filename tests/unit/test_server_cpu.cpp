@@ -2,12 +2,14 @@
 // waits little for the ranks, given back while it waits much or the CPUs are
 // wanted, and the ranks placed on the CPUs it leaves them. The waits are
 // given, not measured: the outcome does not depend on the machine's load.
+#include "cpu_contention.hpp"
 #include "job/server_cpu.hpp"
 
 #include <gtest/gtest.h>
 
 #include <sched.h>
 
+#include <atomic>
 #include <vector>
 
 namespace {
@@ -33,9 +35,10 @@ TEST(ServerCpu, KeptWhileTheJobWaitsOnTheServerGivenBackWhileItWaitsOnTheRanksOr
     GTEST_SKIP() << "one CPU: none to keep";
   std::vector<cpu_set_t> placed;
   bool contended = false;
+  std::atomic<uint32_t> held{0}; // what the ranks read (SharedScheduling::server_cpu_held)
   {
     s4bxi::job::ServerCpu cpu(true, [&placed](const cpu_set_t& ranks) { placed.push_back(ranks); },
-                              [&contended] { return contended; });
+                              [&contended] { return contended; }, &held);
     double now = 100.0;
     cpu.waited(now, 0.0);
     // A window (20 ms) in which the server waited 30% of the time: it keeps
@@ -43,6 +46,7 @@ TEST(ServerCpu, KeptWhileTheJobWaitsOnTheServerGivenBackWhileItWaitsOnTheRanksOr
     cpu.waited(now += 0.03, 0.009);
     ASSERT_TRUE(cpu.holds_own_cpu());
     EXPECT_EQ(cpu.times_taken(), 1U);
+    EXPECT_EQ(held.load(), 1U);
     const cpu_set_t mine = own_cpus();
     ASSERT_EQ(CPU_COUNT(&mine), 1);
     ASSERT_EQ(placed.size(), 1U);
@@ -60,6 +64,7 @@ TEST(ServerCpu, KeptWhileTheJobWaitsOnTheServerGivenBackWhileItWaitsOnTheRanksOr
     cpu.waited(now += 0.025, 0.022);
     EXPECT_FALSE(cpu.holds_own_cpu());
     EXPECT_TRUE(runs_anywhere(all));
+    EXPECT_EQ(held.load(), 0U);
     ASSERT_EQ(placed.size(), 2U);
     EXPECT_TRUE(CPU_EQUAL(&placed.back(), &all));
     // Other processes want the CPUs: not taken however little it waits, and
@@ -82,6 +87,27 @@ TEST(ServerCpu, KeptWhileTheJobWaitsOnTheServerGivenBackWhileItWaitsOnTheRanksOr
   // At its end, every CPU again.
   EXPECT_TRUE(runs_anywhere(all));
   EXPECT_TRUE(CPU_EQUAL(&placed.back(), &all));
+}
+
+// While the server keeps its CPU, a rank's long yield is the job's own ranks
+// queued on the CPUs left to them: its mark of contention does not count.
+TEST(ServerCpu, ARanksMarkOfContentionCountsOnlyWhileTheServerKeepsNoCpu)
+{
+  using s4bxi::ipc::CpuContention;
+  std::atomic<uint64_t> mark{0};
+  std::atomic<uint32_t> held{1};
+  CpuContention::share(&mark);
+  CpuContention::set_detection(true);
+  CpuContention::ignore_marks_while(&held);
+  CpuContention::mark_contended();
+  EXPECT_TRUE(CpuContention::spinning_pays());
+  held = 0;
+  CpuContention::mark_contended();
+  EXPECT_FALSE(CpuContention::spinning_pays());
+  // (As the process was: its own word, marks always counted, none set.)
+  CpuContention::ignore_marks_while(nullptr);
+  CpuContention::share(nullptr);
+  CpuContention::set_detection(true);
 }
 
 TEST(ServerCpu, OffItPlacesNothing)
