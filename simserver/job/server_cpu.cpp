@@ -67,15 +67,15 @@ void ServerCpu::waited(double now, double waited_s)
   const double window = now - window_start_;
   if (window < kWindowS)
     return;
-  const double share = window_waited_s_ / window;
+  const double waiting = window_waited_s_ / window;
   window_start_ = now;
   window_waited_s_ = 0;
   if (contended_()) {
     if (own_)
       give_back(now);
-  } else if (not own_ && share < kOwnBelow) {
+  } else if (not own_ && waiting < kOwnBelow) {
     take(now);
-  } else if (own_ && share > kShareAbove) {
+  } else if (own_ && waiting > kShareAbove) {
     give_back(now);
   }
 }
