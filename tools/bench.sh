@@ -267,8 +267,10 @@ smpi_comparison() {
   # ranks answered side by side overlap); and the rest of the wall time, when
   # the server is busy, per answer: its own work (the model, SimGrid, the
   # copies), which the server's instructions do not tell well (loops over
-  # empty lists are cheap, cache misses and system calls are not: stop 47). Of
-  # the run whose share is the median.
+  # empty lists are cheap, cache misses and system calls are not: stop 47); and
+  # how much of the wall time the server kept a CPU of its own (own_cpu,
+  # s4bxi/server-cpu: start-up and the end included). Of the run whose share
+  # is the median.
   local name
   for name in pingpong alltoall; do
     for report in "$work"/$name.ours.?.json; do
@@ -279,13 +281,14 @@ smpi_comparison() {
              line = $0; sub(/.*"wake_ups": /, "", line); split(line, k, ","); woken = k[1]
              line = $0; sub(/.*"ranks_ran_s": /, "", line); split(line, t, ","); ran = t[1]
              line = $0; sub(/.*"ranks_ran": /, "", line); split(line, n, /[,}]/); runs = n[1] }
+           /"own_cpu":/ { line = $0; sub(/.*"held_s": /, "", line); split(line, h, /[,}]/); held = h[1] }
            END { if (wall > 0 && answers > 0 && runs > 0)
-                   printf "%.1f %.2f %.0f %.2f %.2f\n", 100 * waited / wall, 1e6 * waited / answers, 100 * woken / answers, 1e6 * ran / runs,
-                          1e6 * (wall - waited) / answers }' "$report"
-    done | sort -n | awk -v name="$name" '{ share[NR] = $1; per[NR] = $2; woke[NR] = $3; run[NR] = $4; busy[NR] = $5 }
+                   printf "%.1f %.2f %.0f %.2f %.2f %.0f\n", 100 * waited / wall, 1e6 * waited / answers, 100 * woken / answers, 1e6 * ran / runs,
+                          1e6 * (wall - waited) / answers, 100 * held / wall }' "$report"
+    done | sort -n | awk -v name="$name" '{ share[NR] = $1; per[NR] = $2; woke[NR] = $3; run[NR] = $4; busy[NR] = $5; own[NR] = $6 }
       END { if (NR == 0) exit; m = int((NR + 1) / 2)
-            printf "  %s (ours): the server waits for the ranks %.0f%% of the wall time, %.1f us per answer, and is busy %.1f us per answer; %.0f%% of the answers woke a sleeping process; a rank runs %.1f us from an answer to its next call\n",
-                   name == "pingpong" ? "8 B ping-pong" : "alltoall 8 B, 32 ranks", share[m], per[m], busy[m], woke[m], run[m] }'
+            printf "  %s (ours): the server waits for the ranks %.0f%% of the wall time, %.1f us per answer, and is busy %.1f us per answer; %.0f%% of the answers woke a sleeping process; a rank runs %.1f us from an answer to its next call; the server kept a CPU of its own %.0f%% of the wall time\n",
+                   name == "pingpong" ? "8 B ping-pong" : "alltoall 8 B, 32 ranks", share[m], per[m], busy[m], woke[m], run[m], own[m] }'
   done
 
   # SimGrid's scheduling rounds per MPI message (the report's engine_rounds:
