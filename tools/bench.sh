@@ -273,7 +273,7 @@ smpi_comparison() {
   # is the median.
   local name
   for name in pingpong alltoall; do
-    for report in "$work"/$name.ours.?.json; do
+    for report in "$work"/"$name".ours.?.json; do
       awk '/"wall_time_s":/ { gsub(/[,]/, "", $2); wall = $2 }
            /"server_waiting":/ { line = $0
              sub(/.*"for_ranks_s": /, "", line); split(line, w, ","); waited = w[1]
