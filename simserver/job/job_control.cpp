@@ -11,7 +11,6 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -121,12 +120,6 @@ double utilisation(uint64_t bytes, double simulated_s, double bandwidth)
 } // namespace
 
 volatile std::sig_atomic_t JobControl::interrupt_signal = 0;
-
-double wall_clock_now()
-{
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 JobControl::JobControl(World& world, std::string report_path, double wall_start)
     : world_(world), report_path_(std::move(report_path)), wall_start_(wall_start),

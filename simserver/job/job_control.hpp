@@ -5,6 +5,7 @@
 
 #include "../world.hpp"
 #include "session_directory.hpp"
+#include "wall_clock.hpp"
 
 #include <csignal>
 #include <optional>
@@ -62,6 +63,5 @@ private:
   double ticks_wall_start_;
 };
 
-double wall_clock_now();
 
 } // namespace s4bxi::job

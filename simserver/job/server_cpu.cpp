@@ -1,19 +1,13 @@
 #include "server_cpu.hpp"
 
 #include "cpu_contention.hpp"
+#include "wall_clock.hpp"
 
-#include <chrono>
 #include <utility>
 #include <vector>
 
 namespace s4bxi::job {
 namespace {
-
-double steady_now()
-{
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 // The CPUs the server could run on when it started (a process has one
 // ServerCpu), the one in charge, and the side threads it places.
@@ -83,12 +77,12 @@ void ServerCpu::waited(double now, double waited_s)
 void ServerCpu::share()
 {
   if (own_)
-    give_back(steady_now());
+    give_back(wall_clock_now());
 }
 
 double ServerCpu::held_s() const
 {
-  return held_s_ + (own_ ? steady_now() - own_since_ : 0.0);
+  return held_s_ + (own_ ? wall_clock_now() - own_since_ : 0.0);
 }
 
 void ServerCpu::take(double now)

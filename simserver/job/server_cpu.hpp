@@ -53,8 +53,7 @@ public:
   ServerCpu& operator=(const ServerCpu&) = delete;
 
   // The server (its simulation thread, the caller) waited `waited_s` real
-  // seconds for a rank until `now` (steady_clock seconds, as
-  // job::wall_clock_now reads them).
+  // seconds for a rank until `now` (job::wall_clock_now).
   void waited(double now, double waited_s);
   // Every process back on every CPU (the run ends).
   void share();
