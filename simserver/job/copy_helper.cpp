@@ -1,18 +1,14 @@
 #include "copy_helper.hpp"
 
 #include "cpu_contention.hpp"
+#include "futex.hpp"
 #include "server_cpu.hpp"
 
 #include <atomic>
-#include <cerrno>
-#include <climits>
 #include <csignal>
 #include <cstdint>
-#include <linux/futex.h>
 #include <pthread.h>
-#include <sys/syscall.h>
 #include <thread>
-#include <unistd.h>
 
 namespace s4bxi::job {
 namespace {
@@ -60,7 +56,7 @@ struct Helper {
     for (;;) {
       asleep.store(true, std::memory_order_seq_cst);
       if (posted.load(std::memory_order_seq_cst) == seen)
-        syscall(SYS_futex, reinterpret_cast<uint32_t*>(&posted), FUTEX_WAIT_PRIVATE, seen, nullptr, nullptr, 0);
+        ipc::futex_wait(&posted, seen, nullptr);
       asleep.store(false, std::memory_order_relaxed);
       seen = posted.load(std::memory_order_acquire);
       uint32_t index = 0;
@@ -112,7 +108,7 @@ bool run_pieces_with_helper(size_t count, const std::function<bool(size_t)>& pie
   h.state.store(job_word(job, 0), std::memory_order_release);
   h.posted.store(job, std::memory_order_seq_cst);
   if (h.asleep.load(std::memory_order_seq_cst))
-    syscall(SYS_futex, reinterpret_cast<uint32_t*>(&h.posted), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+    ipc::futex_wake_all(&h.posted); // (the helper is its one sleeper)
   uint32_t index = 0;
   while (h.take(job, index))
     h.run(index);
