@@ -54,7 +54,8 @@ int main(int argc, char **argv)
       if (warm == 1 && rank == 0) {
         const double half = simulated / (2.0 * (double)iterations);
         last_bandwidth = half > 0 ? (double)bytes / half / 1e6 : 0.0;
-        printf("  %8zu B: half round trip %10.3f us, %8.1f MB/s\n", bytes, half * 1e6, last_bandwidth);
+        printf("  %8zu B: half round trip %10.3f us, %8.1f MB/s, wall %8.2f us per message\n", bytes, half * 1e6,
+               last_bandwidth, wall / (2.0 * (double)iterations) * 1e6);
         wall_total += wall;
         messages += 2 * iterations;
         last = bytes;

@@ -312,10 +312,15 @@ smpi_comparison() {
     "$(sed -n 's/.*residual \([-0-9.e+]*\).*/\1/p' "$work/stencil.ours.1")" \
     "$(sed -n 's/.*residual \([-0-9.e+]*\).*/\1/p' "$work/stencil.smpi.1")"
 
-  echo "  simulated ping-pong sweep (first run of each), half round trip and bandwidth:"
-  printf "  %10s | %12s %12s | %12s %12s\n" size "ours us" "SMPI us" "ours MB/s" "SMPI MB/s"
+  # Wall time per message at each size too: where the sweep's wall time goes
+  # (a size's 2 x 50 messages take a few milliseconds, so a slow start of the
+  # job, or a slow stretch of the machine, shows as a size out of line).
+  echo "  ping-pong sweep (first run of each): simulated half round trip and bandwidth, wall time per message:"
+  printf "  %10s | %12s %12s | %12s %12s | %12s %12s %9s\n" size "ours us" "SMPI us" "ours MB/s" "SMPI MB/s" \
+    "ours wall us" "SMPI wall us" ours/SMPI
   paste <(grep ' B: half round trip' "$work/sweep.ours.1") <(grep ' B: half round trip' "$work/sweep.smpi.1") |
-    awk '{ printf "  %10s | %12s %12s | %12s %12s\n", $1 " B", $6, $15, $8, $17 }'
+    awk '{ printf "  %10s | %12s %12s | %12s %12s | %12s %12s %8.1fx\n", $1 " B", $6, $20, $8, $22, $11, $25,
+           ($25 > 0 ? $11 / $25 : 0) }'
   awk -v b="$began" -v e="$(date +%s.%N)" 'BEGIN { printf "  (this section took %.0f s)\n", e - b }'
   rm -rf "$work"
 }
