@@ -16,8 +16,10 @@
 // while, during which every waiter of every process of the job sleeps at once
 // instead of spinning. A yield that only let the peer run (a rank on the
 // server's core) is no sign of it: the peer rings, then gives the CPU back at
-// once. Once the while is over, the next wait spins again: that probe costs one
-// slice when the load is still there.
+// once. Nor, in the server, is a long wait while no process but the job's
+// wants a CPU (the job's own ranks took it: they start, or compute;
+// simserver/job/other_load.hpp). Once the while is over, the next wait spins
+// again: that probe costs one slice when the load is still there.
 // Real time decides only how fast an answer comes, never what it is.
 #pragma once
 
@@ -25,6 +27,7 @@
 #include <atomic>
 #include <cstdint>
 #include <ctime>
+#include <functional>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -72,6 +75,14 @@ public:
   // server_cpu_held); nullptr: always (the server's, and by default).
   static void ignore_marks_while(const std::atomic<uint32_t>* held) { ignore_while_.store(held); }
 
+  // Whether the job's own processes explain that a waiter was kept off its
+  // CPU from `since` to `now` (ticks): a process that can tell (the server)
+  // says so; nullptr (the ranks'): never. Called on the waiter's thread,
+  // once per long wait; the object must outlive its use (explain_with(nullptr)
+  // before it goes).
+  using OwnLoad = std::function<bool(uint64_t since, uint64_t now)>;
+  static void explain_with(const OwnLoad* own_load) { own_load_.store(own_load); }
+
   // Whether spinning may pay now: no sign of contention lately.
   static bool spinning_pays()
   {
@@ -87,16 +98,33 @@ public:
     const uint64_t now = contention_ticks();
     const uint64_t since = rung_at > spinning_since ? rung_at : spinning_since;
     if (now > since && now - since >= kLateTicks)
-      mark_contended(now);
+      kept_off_cpu(since, now);
   }
 
   // sched_yield, timed: returns whether it kept the caller off its CPU for
-  // a slice (what that means is the caller's to tell: was it rung meanwhile?).
-  static bool yield_was_long()
+  // a slice (what that means is the caller's to tell: was it rung meanwhile?),
+  // and when it began in `*since` (when given).
+  static bool yield_was_long(uint64_t* since = nullptr)
   {
     const uint64_t before = contention_ticks();
     sched_yield();
+    if (since != nullptr)
+      *since = before;
     return contention_ticks() - before >= kLateTicks;
+  }
+
+  // A waiter was kept off its CPU from `since` to `now` (a slice or more):
+  // the job is marked contended, unless its own processes explain it.
+  // (Asked only when the mark would change: the question reads /proc.)
+  static void kept_off_cpu(uint64_t since, uint64_t now = contention_ticks())
+  {
+    if (not detecting_.load(std::memory_order_relaxed) ||
+        now < until(word_.load(std::memory_order_relaxed)->load(std::memory_order_relaxed)))
+      return; // (marked meanwhile by another waiter)
+    if (const OwnLoad* own_load = own_load_.load(std::memory_order_relaxed);
+        own_load != nullptr && (*own_load)(since, now))
+      return;
+    mark_contended(now);
   }
 
   static void mark_contended(uint64_t now = contention_ticks())
@@ -135,6 +163,7 @@ private:
   static inline std::atomic<std::atomic<uint64_t>*> word_{&own_};
   static inline std::atomic<bool> detecting_{true};
   static inline std::atomic<const std::atomic<uint32_t>*> ignore_while_{nullptr};
+  static inline std::atomic<const OwnLoad*> own_load_{nullptr};
 };
 
 } // namespace s4bxi::ipc

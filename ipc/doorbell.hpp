@@ -112,9 +112,10 @@ struct SpinCondition {
 // only let the peer run and answer; how late the answer is noticed tells the rest.
 inline bool yield_to_the_peer(const Doorbell& bell, uint32_t seen)
 {
-  if (not CpuContention::yield_was_long() || bell.sequence.load(std::memory_order_acquire) != seen)
+  uint64_t since = 0;
+  if (not CpuContention::yield_was_long(&since) || bell.sequence.load(std::memory_order_acquire) != seen)
     return true;
-  CpuContention::mark_contended();
+  CpuContention::kept_off_cpu(since);
   return false;
 }
 

@@ -3,6 +3,7 @@
 #include "command_line.hpp"
 #include "job/blocked_ranks.hpp"
 #include "job/job_control.hpp"
+#include "job/other_load.hpp"
 #include "job/rank_processes.hpp"
 #include "job/rank_watcher.hpp"
 #include "launch_options.hpp"
@@ -282,6 +283,22 @@ int main(int argc, char** argv)
       options::server_cpu(), [&processes](const cpu_set_t& cpus) { processes.place_main_threads(cpus); },
       job::ServerCpu::job_contended, &processes.scheduling()->server_cpu_held);
   world.server_cpu = &server_cpu;
+  // The server's long waits while nothing but the job wants the CPUs are no
+  // sign of other load (job/other_load.hpp). Ranks cannot run on a CPU the
+  // server keeps, so a long wait there always counts.
+  const ipc::CpuContention::OwnLoad own_load = [&world](uint64_t, uint64_t) {
+    if (world.server_cpu != nullptr && world.server_cpu->holds_own_cpu())
+      return false;
+    std::vector<pid_t> ranks;
+    for (const RankPortals& rank : world.ranks)
+      if (rank.alive && rank.os_pid > 0)
+        ranks.push_back(rank.os_pid);
+    return job::only_the_job_runs(getpid(), ranks);
+  };
+  ipc::CpuContention::explain_with(&own_load);
+  struct ForgetOwnLoad {
+    ~ForgetOwnLoad() { ipc::CpuContention::explain_with(nullptr); }
+  } forget_own_load;
   if (trace::active != nullptr)
     trace::active->set_processes(os_pids);
   for (unsigned r = 0; r < launch->ranks; ++r) {

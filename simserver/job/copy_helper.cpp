@@ -115,12 +115,13 @@ bool run_pieces_with_helper(size_t count, const std::function<bool(size_t)>& pie
   // Every piece is taken: wait for the one the helper may still be copying.
   // A wait of a scheduler slice says the CPUs are wanted (the helper was
   // taken off its CPU): the job is marked contended, as a waiter of the IPC
-  // marks it, and the next copies are made alone for a while.
+  // marks it (unless nothing but the job wanted the CPUs), and the next
+  // copies are made alone for a while.
   const uint64_t waiting_since = ipc::contention_ticks();
   while (h.done.load(std::memory_order_acquire) < count)
     std::this_thread::yield();
   if (ipc::contention_ticks() - waiting_since >= ipc::CpuContention::kLateTicks)
-    ipc::CpuContention::mark_contended();
+    ipc::CpuContention::kept_off_cpu(waiting_since);
   return not h.failed.load(std::memory_order_relaxed);
 }
 

@@ -208,6 +208,21 @@ bool any_thread_running(pid_t pid, const ThreadSet& threads)
   });
 }
 
+unsigned threads_running(pid_t pid, const ThreadSet& threads)
+{
+  unsigned running = 0;
+  each_thread(pid, threads, [&running](const std::filesystem::path& task) {
+    running += stat_fields(task / "stat").rfind('R', 0) == 0 ? 1 : 0;
+    return true;
+  });
+  return running;
+}
+
+bool main_thread_running(pid_t pid)
+{
+  return stat_fields("/proc/" + std::to_string(pid) + "/stat").rfind('R', 0) == 0;
+}
+
 bool asleep_in_kernel(pid_t pid, const ThreadSet& threads)
 {
   bool any = false;

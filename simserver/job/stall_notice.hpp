@@ -48,6 +48,13 @@ bool thread_exists(pid_t pid, pid_t tid);
 // One of its threads in `threads` is running or runnable.
 bool any_thread_running(pid_t pid, const ThreadSet& threads = {});
 
+// How many of its threads in `threads` are running or runnable.
+unsigned threads_running(pid_t pid, const ThreadSet& threads = {});
+
+// Whether its main thread (the one whose id is the process's) is running or
+// runnable: one read, where threads_running lists the threads first.
+bool main_thread_running(pid_t pid);
+
 // Every thread sleeps in the kernel, interruptibly (a pipe, a socket, a futex,
 // waitpid, poll), and none in a write or a send (a full pipe, e.g. its
 // standard output read slowly, drains by itself: that is not waiting for

@@ -224,6 +224,40 @@ TEST(CpuContention, ARingNoticedLateMarksContention)
   CpuContention::set_detection(true); // forgets the contention
 }
 
+// A process that can tell whether the job's own processes took its CPU (the
+// server) lets the long waits they explain mark nothing; the others, and
+// every long wait of a process that cannot tell, still mark the job.
+TEST(CpuContention, ALongWaitTheJobExplainsMarksNothing)
+{
+  using s4bxi::ipc::contention_ticks;
+  using s4bxi::ipc::CpuContention;
+  constexpr uint64_t late = CpuContention::kLateTicks;
+  const uint64_t now = contention_ticks();
+  uint64_t asked_since = 0;
+  bool explained = true;
+  const CpuContention::OwnLoad own_load = [&](uint64_t since, uint64_t) {
+    asked_since = since;
+    return explained;
+  };
+  CpuContention::set_detection(true);
+  CpuContention::explain_with(&own_load);
+  CpuContention::noticed_while_spinning(now - 10 * late, now - 5 * late); // rung long ago, during the spin
+  EXPECT_EQ(asked_since, now - 5 * late) << "asked about another stretch than the one off the CPU";
+  EXPECT_TRUE(CpuContention::spinning_pays()) << "a wait the job explains marked contention";
+  CpuContention::kept_off_cpu(now - 2 * late, now);
+  EXPECT_TRUE(CpuContention::spinning_pays());
+
+  explained = false;
+  CpuContention::kept_off_cpu(now - 2 * late, now);
+  EXPECT_FALSE(CpuContention::spinning_pays()) << "a wait the job does not explain marked nothing";
+
+  CpuContention::explain_with(nullptr);
+  CpuContention::set_detection(true);
+  CpuContention::kept_off_cpu(now - 2 * late, now);
+  EXPECT_FALSE(CpuContention::spinning_pays()) << "without anyone to explain it, a long wait marked nothing";
+  CpuContention::set_detection(true);
+}
+
 // Contention seen again soon after its while ended means lasting load: the
 // next while is twice as long, so that probes (a lost slice each) get rarer.
 // Seen long after, it starts over. (Times in the past: no dependence on how
