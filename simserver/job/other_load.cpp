@@ -40,26 +40,24 @@ std::optional<unsigned> machine_runnable()
 
 bool only_the_job_runs(pid_t server, std::span<const pid_t> ranks)
 {
-  const std::optional<unsigned> machine = machine_runnable();
-  if (not machine)
-    return false;
-  unsigned job = threads_running(server);
-  // (Read until the job's count reaches the machine's, and no further than
-  // kMostRanksRead ranks: a long wait of a large job costs a few
-  // milliseconds at most.)
-  std::size_t read = 0;
-  for (const pid_t rank : ranks) {
-    if (job >= *machine || ++read > kMostRanksRead)
-      break;
-    job += main_thread_running(rank) ? 1 : 0;
+  // One look at a time: the machine's count, then the job's (until it
+  // reaches the machine's, and no further than kMostRanksRead ranks: a long
+  // wait of a large job costs a few milliseconds at most).
+  for (int look = 0; look < kLooks; ++look) {
+    const std::optional<unsigned> machine = machine_runnable();
+    if (not machine)
+      return false;
+    unsigned job = threads_running(server);
+    std::size_t read = 0;
+    for (const pid_t rank : ranks) {
+      if (job >= *machine || ++read > kMostRanksRead)
+        break;
+      job += main_thread_running(rank) ? 1 : 0;
+    }
+    if (*machine <= job)
+      return true;
   }
-  if (*machine <= job)
-    return true;
-  // Counted again after the job's threads: a task runnable only for a moment
-  // (one of the job's that has gone to sleep since, a kernel thread) is
-  // seldom runnable at both counts; a process that wants a CPU is.
-  const std::optional<unsigned> again = machine_runnable();
-  return again && *again <= job;
+  return false;
 }
 
 } // namespace s4bxi::job

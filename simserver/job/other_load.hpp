@@ -16,11 +16,14 @@
 // 16-rank alltoall beside two hogs ran a tenth slower when the server's waits
 // counted so little. So the machine is asked: how many tasks are runnable on
 // it now (/proc/loadavg), against how many of the job's are (the ranks' main
-// threads, every thread of the server). More on the machine than in the job,
-// at a count before and at one after reading the job's: other load, the wait
-// counts. (A single count was one too many at a third of the waits at
-// start-up: a rank gone to sleep between the reads, a kernel thread.) Real
-// time decides only how fast answers come, never what they are.
+// threads, every thread of the server). More on the machine than in the job
+// at each of kLooks looks: other load, the wait counts. (A task that sleeps
+// now and then is counted runnable a moment after it slept, and some of the
+// job's tasks do at start-up: with two such processes of its own, a count
+// before and one after reading the job's found more on the machine than in
+// the job 5% of the time, three looks in a row 0.5%; beside a CPU hog, three
+// looks found it 96% of the time, and the next long wait looks again.) Real time decides only how fast answers
+// come, never what they are.
 #pragma once
 
 #include <sys/types.h>
@@ -36,11 +39,12 @@ namespace s4bxi::job {
 // 3), or nothing when it does not read so.
 std::optional<unsigned> runnable_in_loadavg(std::string_view text);
 
-// Whether every task that is runnable on the machine now is one of the job's:
-// the main threads of `ranks` (their pids), every thread of `server`. False
-// when the machine cannot be read, or when it would take reading more than
-// kMostRanksRead ranks to tell.
+// Whether every task that is runnable on the machine now is one of the job's
+// (at one of kLooks looks): the main threads of `ranks` (their pids), every
+// thread of `server`. False when the machine cannot be read, or when it
+// would take reading more than kMostRanksRead ranks to tell.
 inline constexpr std::size_t kMostRanksRead = 512;
+inline constexpr int kLooks = 3;
 bool only_the_job_runs(pid_t server, std::span<const pid_t> ranks);
 
 } // namespace s4bxi::job
