@@ -115,12 +115,11 @@ public:
 
   // A waiter was kept off its CPU from `since` to `now` (a slice or more):
   // the job is marked contended, unless its own processes explain it.
-  // (Asked only when the mark would change: the question reads /proc.)
+  // (Asked only when a mark would be made: the question reads /proc.)
   static void kept_off_cpu(uint64_t since, uint64_t now = contention_ticks())
   {
-    if (not detecting_.load(std::memory_order_relaxed) ||
-        now < until(word_.load(std::memory_order_relaxed)->load(std::memory_order_relaxed)))
-      return; // (marked meanwhile by another waiter)
+    if (not would_mark(now))
+      return;
     if (const OwnLoad* own_load = own_load_.load(std::memory_order_relaxed);
         own_load != nullptr && (*own_load)(since, now))
       return;
@@ -129,15 +128,10 @@ public:
 
   static void mark_contended(uint64_t now = contention_ticks())
   {
-    if (not detecting_.load(std::memory_order_relaxed))
-      return;
-    if (const auto* held = ignore_while_.load(std::memory_order_relaxed);
-        held != nullptr && held->load(std::memory_order_relaxed) != 0)
+    if (not would_mark(now))
       return;
     std::atomic<uint64_t>& word = *word_.load(std::memory_order_relaxed);
     const uint64_t mark = word.load(std::memory_order_relaxed);
-    if (now < until(mark))
-      return; // marked meanwhile by another waiter
     uint64_t lengthening = mark & kLengtheningBits;
     const bool lasting = mark != 0 && now - until(mark) < (kContendedTicks << lengthening);
     lengthening = lasting ? std::min(lengthening + 1, kMaxLengthening) : 0;
@@ -158,6 +152,17 @@ private:
   // those bits, how many times the while was doubled.
   static constexpr uint64_t kLengtheningBits = 7;
   static uint64_t until(uint64_t mark) { return mark & ~kLengtheningBits; }
+  // Whether a mark made at `now` would count: detection on, this process's
+  // marks not ignored now, and the job not marked meanwhile by another waiter.
+  static bool would_mark(uint64_t now)
+  {
+    if (not detecting_.load(std::memory_order_relaxed))
+      return false;
+    if (const auto* held = ignore_while_.load(std::memory_order_relaxed);
+        held != nullptr && held->load(std::memory_order_relaxed) != 0)
+      return false;
+    return now >= until(word_.load(std::memory_order_relaxed)->load(std::memory_order_relaxed));
+  }
 
   static inline std::atomic<uint64_t> own_{0};
   static inline std::atomic<std::atomic<uint64_t>*> word_{&own_};
