@@ -2,13 +2,17 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace s4bxi::preload::own_memory {
 namespace {
 
 // getpid() is a system call (glibc caches nothing since 2.25): once per
-// process, not once per Put, whose capture is the process's one other
+// process, not once per Put, whose capture was the process's one other
 // system call (a sixth of a rank's own work in an 8 B ping-pong).
 std::atomic<pid_t> own_pid{0};
 
@@ -22,10 +26,111 @@ pid_t pid()
   return known;
 }
 
+// The kernel puts no mapping within 128 MiB below the top of the main
+// thread's stack (its gap between the stack and mmap_base, whatever the stack
+// limit): a frame within this reach of the top is on that stack, and every
+// byte from it up to the top is mapped. (A thread's stack, or an alternate
+// signal stack, lies farther down.)
+constexpr uintptr_t kMainStackReach = uintptr_t{64} << 20;
+
+// Where the heap starts and the top of the main thread's stack, from
+// /proc/self/stat (start_brk, field 47; startstack, field 28); 0: unknown.
+// Read once, with plain system calls: the first read may come from a signal
+// handler (the sync timer's call).
+struct Layout {
+  uintptr_t heap_start = 0;
+  uintptr_t stack_top = 0;
+};
+
+std::atomic<bool> layout_read{false};
+std::atomic<uintptr_t> known_heap_start{0};
+std::atomic<uintptr_t> known_stack_top{0};
+
+// The fields of /proc/self/stat after the command name, which may hold
+// spaces and parentheses: `index` 0 is field 3.
+uintptr_t stat_field(const char* text, std::size_t length, unsigned index)
+{
+  const char* end = text + length;
+  const char* p = end;
+  while (p > text && p[-1] != ')')
+    --p;
+  if (p == text)
+    return 0;
+  for (unsigned field = 0; field <= index; ++field) {
+    while (p < end && *p == ' ')
+      ++p;
+    if (field == index) {
+      uintptr_t value = 0;
+      for (; p < end && *p >= '0' && *p <= '9'; ++p)
+        value = value * 10 + static_cast<uintptr_t>(*p - '0');
+      return value;
+    }
+    while (p < end && *p != ' ')
+      ++p;
+  }
+  return 0;
+}
+
+Layout layout()
+{
+  if (not layout_read.load(std::memory_order_acquire)) {
+    char text[1024];
+    std::size_t length = 0;
+    const int saved_errno = errno;
+    const int fd = static_cast<int>(syscall(SYS_openat, AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC));
+    if (fd >= 0) {
+      for (ssize_t got = 0; length < sizeof text; length += static_cast<std::size_t>(got)) {
+        got = syscall(SYS_read, fd, text + length, sizeof text - length);
+        if (got <= 0)
+          break;
+      }
+      syscall(SYS_close, fd);
+    }
+    errno = saved_errno;
+    known_heap_start.store(stat_field(text, length, 47 - 3), std::memory_order_relaxed);
+    known_stack_top.store(stat_field(text, length, 28 - 3), std::memory_order_relaxed);
+    layout_read.store(true, std::memory_order_release);
+  }
+  return {known_heap_start.load(std::memory_order_relaxed), known_stack_top.load(std::memory_order_relaxed)};
+}
+
 } // namespace
+
+bool copied_in_place(const void* address, std::size_t length)
+{
+  const auto start = reinterpret_cast<uintptr_t>(address);
+  const uintptr_t end = start + length;
+  if (end < start)
+    return false;
+  const Layout known = layout();
+  // The heap: from its start up to the break, which only moves down past
+  // free memory (malloc's trim), never under a live buffer. sbrk(0) reads
+  // glibc's copy of the break, without a system call.
+  if (known.heap_start != 0 && start >= known.heap_start) {
+    const auto brk = reinterpret_cast<uintptr_t>(sbrk(0));
+    if (brk != UINTPTR_MAX && end <= brk)
+      return true;
+  }
+  // The main thread's stack, from this frame up: the caller's frames.
+  volatile char here = 0;
+  const auto frame = reinterpret_cast<uintptr_t>(&here);
+  return known.stack_top != 0 && frame < known.stack_top && known.stack_top - frame <= kMainStackReach &&
+         start >= frame && end <= known.stack_top;
+}
 
 bool read(const iovec* local, const iovec* remote, unsigned count, std::size_t total)
 {
+  bool in_place = true;
+  std::size_t bytes = 0;
+  for (unsigned i = 0; i < count && in_place; ++i) {
+    in_place = local[i].iov_len == remote[i].iov_len && copied_in_place(remote[i].iov_base, remote[i].iov_len);
+    bytes += remote[i].iov_len;
+  }
+  if (in_place) {
+    for (unsigned i = 0; i < count; ++i)
+      std::memcpy(local[i].iov_base, remote[i].iov_base, remote[i].iov_len);
+    return bytes == total;
+  }
   const int saved_errno = errno;
   const ssize_t copied = process_vm_readv(pid(), local, count, remote, count, 0);
   errno = saved_errno;

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <thread>
 #include <cstdint>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -39,6 +41,56 @@ TEST(OwnMemory, RefusesAnAddressThatIsNotMappedWithoutFaultingOrTouchingErrno)
   errno = EAGAIN;
   EXPECT_FALSE(own_memory::read(&local, &remote, 1, sizeof copy));
   EXPECT_EQ(errno, EAGAIN);
+}
+
+// The heap below the break and the main thread's stack above the copying
+// frame are copied without a system call; a mapping of its own is not (it may
+// be gone), nor a range that runs past the break.
+TEST(OwnMemory, CopiesTheHeapAndTheStackInPlaceAndOtherMappingsThroughTheKernel)
+{
+  auto* on_heap = static_cast<uint64_t*>(std::malloc(64)); // (below malloc's mmap threshold: the heap)
+  ASSERT_NE(on_heap, nullptr);
+  EXPECT_TRUE(own_memory::copied_in_place(on_heap, 64));
+  uint64_t on_stack[4] = {1, 2, 3, 4};
+  EXPECT_TRUE(own_memory::copied_in_place(on_stack, sizeof on_stack));
+  const long page = sysconf(_SC_PAGESIZE);
+  void* mapped = mmap(nullptr, static_cast<size_t>(page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  EXPECT_FALSE(own_memory::copied_in_place(mapped, 8));
+  const auto* brk = static_cast<const char*>(sbrk(0));
+  EXPECT_FALSE(own_memory::copied_in_place(brk - 8, 16)) << "a range past the break";
+  EXPECT_FALSE(own_memory::copied_in_place(brk, 1));
+  // And each copy is the same bytes, wherever they are.
+  on_heap[0] = 21;
+  static_cast<uint64_t*>(mapped)[0] = 22;
+  uint64_t copies[3] = {};
+  const iovec local[3] = {{&copies[0], 8}, {&copies[1], 8}, {&copies[2], 8}};
+  const iovec remote[3] = {{on_heap, 8}, {&on_stack[3], 8}, {mapped, 8}};
+  ASSERT_TRUE(own_memory::read(local, remote, 3, 24));
+  EXPECT_EQ(copies[0], 21U);
+  EXPECT_EQ(copies[1], 4U);
+  EXPECT_EQ(copies[2], 22U);
+  munmap(mapped, static_cast<size_t>(page));
+  std::free(on_heap);
+}
+
+// A thread's own stack is not the main thread's: its copies go through the
+// kernel (and are still right).
+TEST(OwnMemory, AnotherThreadsStackGoesThroughTheKernel)
+{
+  bool in_place = true;
+  uint64_t copy = 0;
+  bool read = false;
+  std::thread([&] {
+    const uint64_t word = 33;
+    in_place = own_memory::copied_in_place(&word, sizeof word);
+    const iovec local{&copy, sizeof copy};
+    const iovec remote{const_cast<uint64_t*>(&word), sizeof word};
+    read = own_memory::read(&local, &remote, 1, sizeof word);
+  }).join();
+  EXPECT_FALSE(in_place);
+  EXPECT_TRUE(read);
+  EXPECT_EQ(copy, 33U);
 }
 
 // The process's ID is kept from one read to the next: a child that forgot
