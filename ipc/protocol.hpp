@@ -14,7 +14,7 @@
 
 namespace s4bxi::ipc {
 
-inline constexpr uint32_t kProtocolVersion = 25;
+inline constexpr uint32_t kProtocolVersion = 26;
 
 // Opaque object handles issued by the server. The preload maps the ABI's
 // "none" and "invalid" constants onto these two values.
@@ -875,6 +875,9 @@ struct Reply {
   // PtlEQPoll/PtlCTPoll: index in the polled array. PtlNIInit: the NI handle
   // (the granted limits fill `result`).
   uint32_t which = 0;
+  // Writes into the process's memory that it copies itself before the call
+  // returns (Channel::staged, the first this many; main thread only).
+  uint32_t staged_writes = 0;
 };
 
 static_assert(std::is_trivially_copyable_v<Request> && std::is_trivially_copyable_v<Reply> &&

@@ -167,6 +167,33 @@ struct ProcessRuns {
   std::atomic<uint64_t> count;
 };
 
+// Writes of the server into the rank's memory that the rank's main thread
+// copies itself when its call returns (simserver/job/staged_writes.hpp,
+// preload/staged_writes.hpp): while it waits in the call, nothing of the
+// process looks at that memory, and a system call of the server
+// (process_vm_writev, 1.5 to 3 us) becomes a copy of the process's.
+inline constexpr uint32_t kMaxStagedWrites = 16;
+inline constexpr uint32_t kStagedBytes = 16 * 1024;
+struct StagedWrite {
+  uint64_t address;
+  uint32_t length;
+  uint32_t offset; // in StagedWrites::bytes
+};
+struct StagedWrites {
+  // Written by the process with each call of its main thread: memory no
+  // write can fault in while the call waits (preload/own_memory.hpp: the
+  // heap below the break; the stack from the caller's frames up). Empty
+  // ranges: none.
+  uint64_t heap_start;
+  uint64_t heap_end;
+  uint64_t stack_start;
+  uint64_t stack_end;
+  // Written by the server before its reply (Reply::staged_writes counts
+  // them), copied by the process in this order.
+  StagedWrite writes[kMaxStagedWrites];
+  alignas(64) unsigned char bytes[kStagedBytes];
+};
+
 struct alignas(64) Channel {
   Doorbell request_bell; // rung by the rank, waited on by the server
   Doorbell reply_bell;   // rung by the server, waited on by the rank
@@ -238,6 +265,7 @@ struct alignas(64) Channel {
   QueuedCall queued_calls[kMaxQueuedCalls];
   // The other threads' own ways to the server.
   Lane lanes[kMaxLanes];
+  alignas(64) StagedWrites staged;
 };
 inline constexpr uint32_t kQueuedCallsClaimed = 1U << 31;
 

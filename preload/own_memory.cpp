@@ -118,6 +118,26 @@ bool copied_in_place(const void* address, std::size_t length)
          start >= frame && end <= known.stack_top;
 }
 
+InPlace in_place_now()
+{
+  InPlace now;
+  const Layout known = layout();
+  if (known.heap_start != 0) {
+    const auto brk = reinterpret_cast<uintptr_t>(sbrk(0));
+    if (brk != UINTPTR_MAX && brk > known.heap_start) {
+      now.heap_start = known.heap_start;
+      now.heap_end = brk;
+    }
+  }
+  volatile char here = 0;
+  const auto frame = reinterpret_cast<uintptr_t>(&here);
+  if (known.stack_top != 0 && frame < known.stack_top && known.stack_top - frame <= kMainStackReach) {
+    now.stack_start = frame;
+    now.stack_end = known.stack_top;
+  }
+  return now;
+}
+
 bool read(const iovec* local, const iovec* remote, unsigned count, std::size_t total)
 {
   bool in_place = true;

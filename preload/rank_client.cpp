@@ -8,6 +8,7 @@
 #include "huge_pages.hpp"
 #include "local_polls.hpp"
 #include "own_memory.hpp"
+#include "staged_writes.hpp"
 #include "queued_appends.hpp"
 #include "queued_unlinks.hpp"
 #include "sim_clock.hpp"
@@ -166,6 +167,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   request.flags = sim_clock::inside_library() ? ipc::kRequestInsideLibrary : 0;
   request.local_polls = local_polls::take_report();
   uint32_t seen = channel->reply_bell.current();
+  staged_writes::publish(channel->staged);
   channel->request = request;
   channel->request_bell.ring();
   // (Both sides use sequentially consistent operations: either the server
@@ -180,6 +182,9 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   ipc::wait_for_ring(channel->reply_bell, seen, spin_budget, nullptr, nullptr,
                      header->only_served_rank_spins != 0 ? &served : nullptr);
   reply = channel->reply;
+  // What landed in its memory while it waited, before anything else.
+  if (reply.staged_writes != 0)
+    staged_writes::apply(channel->staged, reply.staged_writes);
   // Read after the wait, so that neither the spinning nor the time blocked
   // counts as compute.
   const uint64_t cpu_now = sim_clock::thread_cpu_if_measured();

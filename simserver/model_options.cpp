@@ -199,6 +199,12 @@ Option<bool> g_lone_commands{
     "be a sleep of its exact length instead of a communication of the network model (same simulated results, one "
     "scheduling round less per command)",
     true};
+Option<bool> g_staged_writes{
+    "s4bxi/staged-writes", nullptr,
+    "Let a small payload that lands in a rank's heap or stack while its main thread waits in a call be copied by "
+    "the rank itself when the call returns, instead of written by the server with a system call (same simulated "
+    "results; job/staged_writes.hpp)",
+    true};
 Option<bool> g_lone_messages{
     "s4bxi/lone-messages", nullptr,
     "Let a message that crosses the wire while no other transfer can share a link of its route until it lands be "
@@ -426,6 +432,7 @@ bool poll_period_in_block() { return g_poll_period_in_block.get(); }
 bool replays_in_block() { return g_replays_in_block.get(); }
 bool answers_ahead() { return g_answers_ahead.get(); }
 bool lone_commands() { return g_lone_commands.get(); }
+bool staged_writes() { return g_staged_writes.get(); }
 bool lone_messages() { return g_lone_messages.get(); }
 bool lone_arrivals() { return g_lone_arrivals.get(); }
 bool queued_puts() { return g_queued_puts.get(); }

@@ -32,6 +32,8 @@ bool replays_in_block();
 // simulation going on to it while the process runs (rank_proxy.cpp).
 bool answers_ahead();
 bool lone_commands();
+// Small payloads copied by the rank itself when its call returns (job/staged_writes.hpp).
+bool staged_writes();
 bool lone_messages();
 bool lone_arrivals();
 bool queued_puts();

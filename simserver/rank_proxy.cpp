@@ -504,6 +504,8 @@ void RankProxy::reply(ipc::Reply reply)
       answer_out_ = true;
     }
   }
+  if (main_lane)
+    reply.staged_writes = caller_.staged.close_for_answer();
   RankStatistics& stats = caller_.stats;
   stats.answers++;
   ipc::Doorbell& bell = caller_.reply_bell();
@@ -537,6 +539,8 @@ void RankProxy::ended(const job::Termination& end)
 {
   rank_cpu_.reset();
   answer_taken();
+  if (caller_.lane == nullptr)
+    caller_.staged.forget(); // (its memory is gone)
   if (caller_.lane != nullptr)
     close_lane();
   RankPortals& rank = world_.ranks[rank_];
@@ -1015,6 +1019,7 @@ void RankProxy::operator()()
                                "with this s4bxi-run");
       if (rank.debugged) // the program the debugger started, not the debugger
         rank.os_pid = request.args.hello.pid;
+      rank.staged.attach(rank.os_pid, &channel->staged);
       ipc::Reply hello{};
       // Payloads the CPU writes into the command (inline or PIO), and that
       // fit the request: a Put the process may queue itself.
@@ -1049,6 +1054,8 @@ void RankProxy::operator()()
     // before a queued call, the queued call, the polls since (inside the
     // same MPI call, or not, as the call itself, for want of finer word).
     rank.call_inside_library = (request.flags & ipc::kRequestInsideLibrary) != 0;
+    // Its main thread waits in the call until the answer (job/staged_writes.hpp).
+    rank.staged.open();
     run_queued_calls();
     // Before a poll that may block, the polls the process answered itself
     // may leave their sleep to that block (s4bxi/replays-in-block).

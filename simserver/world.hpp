@@ -9,6 +9,7 @@
 #include "job/livelock_watch.hpp"
 #include "job/rank_processes.hpp"
 #include "job/server_cpu.hpp"
+#include "job/staged_writes.hpp"
 #include "nic/landing_bounds.hpp"
 #include "nic/memory_work.hpp"
 #include "platform/cluster.hpp"
@@ -231,6 +232,10 @@ struct RankPortals {
   const ipc::ForecastLink* link_forecast = nullptr;
   bool running_queued_put = false;
   std::span<const unsigned char> queued_put_payload;
+  // Small writes into the process's memory that it copies itself when the
+  // call its main thread waits in returns (s4bxi/staged-writes; the rank's,
+  // not a lane's).
+  job::StagedWrites staged;
 
   [[nodiscard]] uint32_t nid() const { return portals_nid(node); }
   // The rank whose Portals objects this caller uses: itself, or a lane's owner.

@@ -279,6 +279,14 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
   // (s4bxi/answers-ahead).
   out << "  \"answers_ahead\": {\"count\": " << world_.answers_ahead << ", \"simulated_s\": " << world_.answered_ahead_s
       << "},\n";
+  // Writes into ranks' memory that their processes copied themselves, and
+  // those of them the server made after all (s4bxi/staged-writes).
+  uint64_t staged = 0, flushed = 0;
+  for (const RankPortals& rank : world_.ranks) {
+    staged += rank.staged.staged();
+    flushed += rank.staged.flushed();
+  }
+  out << "  \"staged_writes\": {\"staged\": " << staged << ", \"flushed\": " << flushed << "},\n";
   out << "  \"memory\": {\"server_max_rss_kb\": " << server_usage.ru_maxrss
       << ", \"rank_max_rss_kb\": " << rank_rss_max
       << ", \"rank_mean_max_rss_kb\": " << (ranks_measured > 0 ? rank_rss_sum / static_cast<double>(ranks_measured) : 0)

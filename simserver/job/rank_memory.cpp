@@ -1,6 +1,7 @@
 #include "rank_memory.hpp"
 
 #include "copy_helper.hpp"
+#include "staged_writes.hpp"
 
 #include <algorithm>
 #include <sys/uio.h>
@@ -66,12 +67,14 @@ template <class Transfer> bool transfer(Transfer move, char* local, uint64_t rem
 
 bool read_rank_memory(pid_t pid, uint64_t address, void* destination, size_t bytes)
 {
+  flush_staged_writes_of(pid); // (what was written before comes first)
   return transfer([pid](iovec* local, iovec* remote) { return process_vm_readv(pid, local, 1, remote, 1, 0); },
                   static_cast<char*>(destination), address, bytes);
 }
 
 bool write_rank_memory(pid_t pid, uint64_t address, const void* source, size_t bytes)
 {
+  flush_staged_writes_of(pid);
   return transfer([pid](iovec* local, iovec* remote) { return process_vm_writev(pid, local, 1, remote, 1, 0); },
                   const_cast<char*>(static_cast<const char*>(source)), address, bytes);
 }

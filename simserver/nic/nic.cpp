@@ -308,15 +308,44 @@ void Nic::respond(const Message& request, Message::Kind kind, ipc::FailKind fail
   enqueue(std::move(response), true);
 }
 
-void Nic::write_to_host(pid_t pid, const portals::MemoryRegion& region, uint64_t offset,
+namespace {
+
+// Whether `owner`'s process will copy these bytes itself when its main
+// thread's call returns (job/staged_writes.hpp): one piece of memory, all of
+// it copied, and no other thread of the process calling (one may look at the
+// memory meanwhile).
+bool staged_by_the_process(RankPortals& owner, const portals::MemoryRegion& region, uint64_t offset,
+                           std::span<const unsigned char> bytes, uint64_t length, uint64_t copied)
+{
+  RankPortals& process = owner.process();
+  if (not options::staged_writes() || not process.staged.is_open() || copied != length || bytes.size() < length ||
+      process.calling_lanes != 0)
+    return false;
+  bool whole = false; // in the region's first piece
+  uint64_t start = 0;
+  region.for_each_piece(offset, length, [&](uint64_t address, uint64_t piece, uint64_t position) {
+    whole = position == 0 && piece == length;
+    start = address;
+    return false; // (the first piece tells)
+  });
+  return whole && process.staged.stage(start, bytes.data(), length);
+}
+
+} // namespace
+
+void Nic::write_to_host(RankPortals& owner, const portals::MemoryRegion& region, uint64_t offset,
                         std::span<const unsigned char> bytes, uint64_t length, ipc::FailKind& fail)
 {
   if (length == 0)
     return;
   // The bytes land in memory now, so that no event about them can be seen
-  // before them; the PCIe write itself is modelled in the background.
+  // before them (or the process copies them before its call returns); the
+  // PCIe write itself is modelled in the background.
   // Beyond s4bxi/max-memcpy the bytes are not copied (a performance option).
-  if (bytes.size() < length || not portals::write_region(pid, region, offset, bytes.data(), params_.copied(length)))
+  const uint64_t copied = params_.copied(length);
+  const pid_t pid = owner.process().os_pid;
+  if (not staged_by_the_process(owner, region, offset, bytes, length, copied) &&
+      (bytes.size() < length || not portals::write_region(pid, region, offset, bytes.data(), copied)))
     fail = ipc::FailKind::Segv;
   background_pcie(node_.nic, node_.cpu, length);
   // In the background: in the trace it ends when it would alone on the bus.

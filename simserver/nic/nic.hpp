@@ -155,9 +155,9 @@ private:
   }
   void respond(const Message& request, Message::Kind kind, ipc::FailKind fail, uint64_t mlength, uint64_t offset,
                bool portals_ack, bool overflow_list, PayloadBytes payload = {});
-  // Writes `length` bytes at `offset` of `region` in process `pid`; sets
-  // `fail` to PTL_NI_SEGV if the memory is not there.
-  void write_to_host(pid_t pid, const portals::MemoryRegion& region, uint64_t offset,
+  // Writes `length` bytes at `offset` of `region` in the memory of `owner`
+  // (a rank's process); sets `fail` to PTL_NI_SEGV if the memory is not there.
+  void write_to_host(RankPortals& owner, const portals::MemoryRegion& region, uint64_t offset,
                      std::span<const unsigned char> bytes, uint64_t length, ipc::FailKind& fail);
   // The payload is out of the MD: SEND event and count, and the MD is free.
   void deliver_send_event(InitiatorOp& op, ipc::FailKind fail);

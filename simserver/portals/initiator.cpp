@@ -185,7 +185,7 @@ void Nic::complete_operation(MessagePtr message)
   if (message->kind == Message::Kind::GetResponse) {
     touch_memory(rank);
     ipc::FailKind fail = message->fail;
-    write_to_host(rank.os_pid, op.get.region, op.get.offset, message->payload, message->mlength, fail);
+    write_to_host(rank, op.get.region, op.get.offset, message->payload, message->mlength, fail);
     const bool success = fail == ipc::FailKind::Ok;
     if (not(success && (op.get.md.options & kMDEventSuccessDisable) != 0)) {
       ipc::Event event = initiator_event(op, ipc::EventKind::Reply, fail);

@@ -193,7 +193,7 @@ void Nic::handle_request(MessagePtr message)
   nic::PayloadBytes reply_payload;
   switch (operation) {
     case Operation::Put:
-      write_to_host(target->os_pid, entry_region, placement.offset, message->payload, placement.mlength, fail);
+      write_to_host(*target, entry_region, placement.offset, message->payload, placement.mlength, fail);
       break;
     case Operation::Get:
       // Captured now: once the GET event is out, the program may reuse the buffer.
@@ -223,7 +223,7 @@ void Nic::handle_request(MessagePtr message)
                               std::span<const unsigned char>(message->payload.data(),
                                                              std::min<size_t>(message->payload.size(), data.size())),
                               message->operand);
-      write_to_host(target->os_pid, entry_region, placement.offset, data, placement.mlength, fail);
+      write_to_host(*target, entry_region, placement.offset, data, placement.mlength, fail);
       break;
     }
   }

@@ -568,6 +568,34 @@ TEST_F(Mpi, LoneCommandsChangeNothingButTheRounds)
     }
 }
 
+// A small payload that lands in a rank's heap or stack while its main thread
+// waits in a call is copied by the process itself when the call returns
+// (s4bxi/staged-writes, job/staged_writes.hpp): the same outputs (the
+// collectives check every result) and events. In the 2-rank ping-pong every
+// payload is staged and taken by the answer that follows in its round; on the
+// fat tree some are made by the server after all, at the end of their round.
+TEST_F(Mpi, StagedWritesChangeNothingButWhoCopiesThePayload)
+{
+    for (const auto &[platform, job] :
+         {std::pair{std::string("default"),
+                    std::vector<std::string>{"-n", "2", std::string(E2E_BINARY_DIR) + "/bench/mpi_pingpong", "200", "8"}},
+          std::pair{std::string(kFatTree16), std::vector<std::string>{"-n", "16", mpi_program("mpi_collectives")}}}) {
+        const auto [staged, written] = run_with_and_without("s4bxi/staged-writes", platform, job);
+        const std::string &program = job[2];
+        ASSERT_TRUE(staged.report.has_value() && written.report.has_value());
+        auto count = [](const TracedRun &run, const char *what) {
+            return run.report->get("staged_writes")->get(what)->number;
+        };
+        EXPECT_EQ(count(written, "staged"), 0) << program;
+        if (platform == "default") {
+            EXPECT_GE(count(staged, "staged"), 400) << program << ": two payloads per iteration";
+            EXPECT_EQ(count(staged, "flushed"), 0) << program;
+        } else {
+            EXPECT_GT(count(staged, "staged") - count(staged, "flushed"), 100) << program;
+        }
+    }
+}
+
 // A message that crosses the wire while no other transfer can share a link
 // of its route until it lands is a timer at its landing time instead of a
 // communication (s4bxi/lone-messages, nic/wire.hpp): the same simulated
