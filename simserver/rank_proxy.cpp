@@ -795,6 +795,9 @@ ipc::Reply RankProxy::serve(const ipc::Request& request, bool* answered_early)
 void RankProxy::start_lane(World& world, portals::Api& api, pmi::Server& pmi, job::JobControl& control,
                            RankPortals& rank, unsigned index, bool asleep)
 {
+  // Another thread of the process calls from now on: it may have looked at
+  // what the process was to copy itself (job/staged_writes.hpp).
+  rank.staged.flush();
   ipc::Lane& lane = rank.channel->lanes[index];
   RankPortals& caller = world.lanes.emplace_back();
   caller.rank = rank.rank;

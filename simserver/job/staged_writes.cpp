@@ -1,9 +1,8 @@
 #include "staged_writes.hpp"
 
-#include "../engine_clock.hpp"
 #include "rank_memory.hpp"
 
-#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
 #include <array>
@@ -26,6 +25,24 @@ void forget_pending(StagedWrites* writes)
 {
   auto& all = pending();
   all.erase(std::remove(all.begin(), all.end(), writes), all.end());
+}
+
+// Staged writes wait at most until the simulation moves on to a later time:
+// what lands then, or what another rank does then, comes after them. (A timer
+// due now, at the end of the scheduling round, cost a round of its own per
+// write: 4% more rounds in a 27-rank halo exchange.)
+void flush_when_time_advances()
+{
+  static const bool hooked = [] {
+    simgrid::s4u::Engine::on_time_advance_cb([](double) {
+      std::vector<StagedWrites*> due;
+      due.swap(pending());
+      for (StagedWrites* writes : due)
+        writes->flush();
+    });
+    return true;
+  }();
+  (void)hooked;
 }
 
 bool within(uint64_t start, uint64_t end, uint64_t address, std::size_t length)
@@ -67,17 +84,7 @@ bool StagedWrites::stage(uint64_t address, const void* bytes, std::size_t length
     pending().push_back(this);
   bytes_used_ += static_cast<uint32_t>(length);
   staged_total_++;
-  // Made for real at the end of this scheduling round (kernel timers due now
-  // run once every actor that could run has run), unless the answer has
-  // taken them by then.
-  if (not flush_armed_) {
-    flush_armed_ = true;
-    simgrid::kernel::timer::Timer::set(sim_now(), [this] {
-      flush_armed_ = false;
-      if (count_ > 0)
-        flush();
-    });
-  }
+  flush_when_time_advances();
   return true;
 }
 

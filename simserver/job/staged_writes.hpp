@@ -15,9 +15,9 @@
 // stack above the caller's frames), since a failed write is an event's
 // PTL_NI_SEGV. Whatever else touches the rank's memory first makes the staged
 // writes for real, in their order (read_rank_memory and write_rank_memory
-// ask flush_staged_writes_of), and so does the end of the scheduling round,
-// if the rank was not answered by then: a write waits at most until the
-// simulation would have let anything else happen.
+// ask flush_staged_writes_of), and so does the simulation when it moves on
+// to a later time, or another thread of the process starts calling, if the
+// rank was not answered by then: nothing else can happen in between.
 #pragma once
 
 #include "segment.hpp"
@@ -65,7 +65,6 @@ private:
   pid_t pid_ = -1;
   ipc::StagedWrites* area_ = nullptr;
   bool open_ = false;
-  bool flush_armed_ = false;
   // Copied from the channel at open(): the process's to write.
   uint64_t heap_start_ = 0, heap_end_ = 0, stack_start_ = 0, stack_end_ = 0;
   // The staged writes, as the server wrote them into the channel.

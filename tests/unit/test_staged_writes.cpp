@@ -2,7 +2,7 @@
 // (job/staged_writes.hpp), with this process standing for the rank: only
 // what the process published is staged, and only while its call waits; the
 // answer takes them; a read or write of its memory that comes first makes
-// them, in their order, and so does the end of the scheduling round.
+// them, in their order, and so does the simulation moving on in time.
 #include "job/rank_memory.hpp"
 #include "job/staged_writes.hpp"
 #include "scenario_engine.hpp"
@@ -55,7 +55,7 @@ TEST(StagedWrites, StagesWhatMayBeAndMakesItInOrderWhenAnythingElseComesFirst)
     EXPECT_EQ(staged_bytes, 3U);
     EXPECT_EQ(memory[1], 0U);
     EXPECT_FALSE(writes.stage(at(1), &three, 8)) << "answered: its process runs";
-    // A call without an answer in this round: its writes are made at the round's end.
+    // A call without an answer before the simulation moves on: its writes are made then.
     writes.open();
     EXPECT_TRUE(writes.stage(at(2), &four, 8));
     EXPECT_EQ(memory[2], 0U);
