@@ -571,9 +571,12 @@ TEST_F(Mpi, LoneCommandsChangeNothingButTheRounds)
 // A small payload that lands in a rank's heap or stack while its main thread
 // waits in a call is copied by the process itself when the call returns
 // (s4bxi/staged-writes, job/staged_writes.hpp): the same outputs (the
-// collectives check every result) and events. In the 2-rank ping-pong every
-// payload is staged and taken by the answer that follows in its round; on the
-// fat tree some are made by the server after all, at the end of their round.
+// collectives check every result) and events. In the 2-rank ping-pong each
+// payload is staged and taken by the answer that follows in its time step
+// (402 of 402 in every run seen; a thread of Open MPI that starts calling at a
+// moment real time decides makes the server write what is staged then); on
+// the fat tree about half are written by the server after all, when the
+// simulation moves on before the answer.
 TEST_F(Mpi, StagedWritesChangeNothingButWhoCopiesThePayload)
 {
     for (const auto &[platform, job] :
@@ -587,12 +590,8 @@ TEST_F(Mpi, StagedWritesChangeNothingButWhoCopiesThePayload)
             return run.report->get("staged_writes")->get(what)->number;
         };
         EXPECT_EQ(count(written, "staged"), 0) << program;
-        if (platform == "default") {
-            EXPECT_GE(count(staged, "staged"), 400) << program << ": two payloads per iteration";
-            EXPECT_EQ(count(staged, "flushed"), 0) << program;
-        } else {
-            EXPECT_GT(count(staged, "staged") - count(staged, "flushed"), 100) << program;
-        }
+        const double taken_by_answers = count(staged, "staged") - count(staged, "flushed");
+        EXPECT_GT(taken_by_answers, platform == "default" ? 300 : 100) << program;
     }
 }
 
