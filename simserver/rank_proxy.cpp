@@ -539,10 +539,10 @@ void RankProxy::ended(const job::Termination& end)
 {
   rank_cpu_.reset();
   answer_taken();
-  if (caller_.lane == nullptr)
-    caller_.staged.forget(); // (its memory is gone)
   if (caller_.lane != nullptr)
     close_lane();
+  else
+    caller_.staged.forget(); // (its memory is gone)
   RankPortals& rank = world_.ranks[rank_];
   if (not rank.alive)
     return; // told by the proxy of another of its threads
@@ -1057,8 +1057,10 @@ void RankProxy::operator()()
     // before a queued call, the queued call, the polls since (inside the
     // same MPI call, or not, as the call itself, for want of finer word).
     rank.call_inside_library = (request.flags & ipc::kRequestInsideLibrary) != 0;
-    // Its main thread waits in the call until the answer (job/staged_writes.hpp).
-    rank.staged.open();
+    // Its main thread waits in the call until the answer (job/staged_writes.hpp);
+    // under a debugger, what landed shows in its memory at once.
+    if (not rank.debugged)
+      rank.staged.open();
     run_queued_calls();
     // Before a poll that may block, the polls the process answered itself
     // may leave their sleep to that block (s4bxi/replays-in-block).
