@@ -16,9 +16,10 @@
 // Anything else (a mapping of its own: a large malloc, a thread's arena or
 // stack, a file) goes through the kernel as before, as does a range that
 // leaves those two. A program that takes a page of its heap away itself
-// (munmap, or mprotect to no access, under the break) and then hands it to
-// Portals faults in the copy, as it would on the machine, whose CPU writes
-// such a payload into the command.
+// (munmap, or mprotect, under the break) and then hands it to Portals faults
+// in the copy, as it would on the machine, whose CPU writes such a payload
+// into the command (and, as the target of a payload staged for it, in the
+// process's copy: simserver/job/staged_writes.hpp).
 #pragma once
 
 #include <cstddef>
