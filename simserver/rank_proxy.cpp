@@ -1023,6 +1023,11 @@ void RankProxy::operator()()
       if (rank.debugged) // the program the debugger started, not the debugger
         rank.os_pid = request.args.hello.pid;
       rank.staged.attach(rank.os_pid, &channel->staged);
+      // Its proxy sleeps to a known time, after which it answers (a landing,
+      // the rank's own later time: portals/api_waits.hpp, RankPortals::settle).
+      rank.staged.keep_while([&rank] {
+        return not rank.wait_ends_on_change && std::isfinite(rank.wait_ends_no_sooner_than);
+      });
       ipc::Reply hello{};
       // Payloads the CPU writes into the command (inline or PIO), and that
       // fit the request: a Put the process may queue itself.

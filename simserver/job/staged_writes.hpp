@@ -16,8 +16,9 @@
 // PTL_NI_SEGV. Whatever else touches the rank's memory first makes the staged
 // writes for real, in their order (read_rank_memory and write_rank_memory
 // ask flush_staged_writes_of), and so does the simulation when it moves on
-// to a later time, or another thread of the process starts calling, if the
-// rank was not answered by then: nothing else can happen in between.
+// to a later time (unless the rank's proxy sleeps to a known answer), its
+// proxy when it waits for a change with no end known, or another thread of
+// the process that starts calling, if the rank was not answered by then.
 #pragma once
 
 #include "segment.hpp"
@@ -25,6 +26,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <sys/types.h>
 
 namespace s4bxi::job {
@@ -38,6 +40,11 @@ public:
     pid_ = pid;
     area_ = area;
   }
+  // While `kept` says so, the simulation moving on in time leaves the
+  // staged writes staged: the answer is sure to come at a known time (its
+  // proxy sleeps to it), and nothing of the process looks until then.
+  void keep_while(std::function<bool()> kept) { kept_ = std::move(kept); }
+  [[nodiscard]] bool kept() const { return kept_ && kept_(); }
   // Its main thread made a call and waits for the answer: from now on,
   // writes into the memory it published with the call may be staged.
   void open();
@@ -64,6 +71,7 @@ private:
 
   pid_t pid_ = -1;
   ipc::StagedWrites* area_ = nullptr;
+  std::function<bool()> kept_;
   bool open_ = false;
   // Copied from the channel at open(): the process's to write.
   uint64_t heap_start_ = 0, heap_end_ = 0, stack_start_ = 0, stack_end_ = 0;

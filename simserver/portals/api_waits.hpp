@@ -93,6 +93,9 @@ bool block_until(RankPortals& rank, double deadline, Check check, PollPeriods* p
       periods->ended_on_period = false;
     if (std::isinf(r.next_landing)) {
       // Nothing on its way yet: whatever comes notifies us (up to the deadline).
+      // What was staged for the process is written first: no answer is known
+      // to come (job/staged_writes.hpp).
+      rank.process().staged.flush();
       waiting.until(deadline, true);
       if (std::isinf(deadline))
         rank.changed->wait_until(kForever);

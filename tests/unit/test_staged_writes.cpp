@@ -2,7 +2,8 @@
 // (job/staged_writes.hpp), with this process standing for the rank: only
 // what the process published is staged, and only while its call waits; the
 // answer takes them; a read or write of its memory that comes first makes
-// them, in their order, and so does the simulation moving on in time.
+// them, in their order, and so does the simulation moving on in time, unless
+// the rank's answer is sure to come at a known time.
 #include "job/rank_memory.hpp"
 #include "job/staged_writes.hpp"
 #include "scenario_engine.hpp"
@@ -61,6 +62,16 @@ TEST(StagedWrites, StagesWhatMayBeAndMakesItInOrderWhenAnythingElseComesFirst)
     EXPECT_EQ(memory[2], 0U);
     s4u::this_actor::sleep_for(1e-6);
     EXPECT_EQ(memory[2], 4U);
+    // Unless the answer is sure to come at a known time: kept until then.
+    bool answer_known = true;
+    writes.keep_while([&answer_known] { return answer_known; });
+    EXPECT_TRUE(writes.stage(at(5), &four, 8));
+    s4u::this_actor::sleep_for(1e-6);
+    EXPECT_EQ(memory[5], 0U) << "kept across the time advance";
+    answer_known = false;
+    s4u::this_actor::sleep_for(1e-6);
+    EXPECT_EQ(memory[5], 4U);
+    writes.keep_while({});
     // The room: as many writes and bytes as the channel holds.
     for (uint32_t i = 0; i < s4bxi::ipc::kMaxStagedWrites; ++i)
       EXPECT_TRUE(writes.stage(at(3), &one, 8)) << i;
@@ -72,7 +83,7 @@ TEST(StagedWrites, StagesWhatMayBeAndMakesItInOrderWhenAnythingElseComesFirst)
     writes.forget();
     s4u::this_actor::sleep_for(1e-6);
     EXPECT_EQ(memory[4], 0U);
-    EXPECT_EQ(writes.staged(), 2U + 1U + 1U + s4bxi::ipc::kMaxStagedWrites + 1U);
+    EXPECT_EQ(writes.staged(), 2U + 1U + 1U + 1U + s4bxi::ipc::kMaxStagedWrites + 1U);
   });
   scenario.run();
 }
