@@ -12,8 +12,8 @@
 namespace s4bxi::job {
 namespace {
 
-// The ranks with writes staged now: few at a time (those answered in this
-// scheduling round), so that a read or write of any rank's memory looks
+// The ranks with writes staged now: few at a time (those whose answer has
+// not taken them yet), so that a read or write of any rank's memory looks
 // through them in a few instructions.
 std::vector<StagedWrites*>& pending()
 {
