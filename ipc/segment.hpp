@@ -9,6 +9,7 @@
 #include "doorbell.hpp"
 #include "protocol.hpp"
 #include "wake_relay.hpp"
+#include "writable_ranges.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -181,13 +182,8 @@ struct StagedWrite {
 };
 struct StagedWrites {
   // Written by the process with each call of its main thread: memory no
-  // write can fault in while the call waits (preload/own_memory.hpp: the
-  // heap below the break; the stack from the caller's frames up). Empty
-  // ranges: none.
-  uint64_t heap_start;
-  uint64_t heap_end;
-  uint64_t stack_start;
-  uint64_t stack_end;
+  // write can fault in while the call waits.
+  WritableRanges ranges;
   // Written by the server before its reply (Reply::staged_writes counts
   // them), copied by the process in this order.
   StagedWrite writes[kMaxStagedWrites];

@@ -96,32 +96,13 @@ Layout layout()
 
 } // namespace
 
-bool copied_in_place(const void* address, std::size_t length)
+ipc::WritableRanges in_place_now()
 {
-  const auto start = reinterpret_cast<uintptr_t>(address);
-  const uintptr_t end = start + length;
-  if (end < start)
-    return false;
+  ipc::WritableRanges now;
   const Layout known = layout();
   // The heap: from its start up to the break, which only moves down past
   // free memory (malloc's trim), never under a live buffer. sbrk(0) reads
   // glibc's copy of the break, without a system call.
-  if (known.heap_start != 0 && start >= known.heap_start) {
-    const auto brk = reinterpret_cast<uintptr_t>(sbrk(0));
-    if (brk != UINTPTR_MAX && end <= brk)
-      return true;
-  }
-  // The main thread's stack, from this frame up: the caller's frames.
-  volatile char here = 0;
-  const auto frame = reinterpret_cast<uintptr_t>(&here);
-  return known.stack_top != 0 && frame < known.stack_top && known.stack_top - frame <= kMainStackReach &&
-         start >= frame && end <= known.stack_top;
-}
-
-InPlace in_place_now()
-{
-  InPlace now;
-  const Layout known = layout();
   if (known.heap_start != 0) {
     const auto brk = reinterpret_cast<uintptr_t>(sbrk(0));
     if (brk != UINTPTR_MAX && brk > known.heap_start) {
@@ -129,6 +110,7 @@ InPlace in_place_now()
       now.heap_end = brk;
     }
   }
+  // The main thread's stack, from this frame up: the caller's frames.
   volatile char here = 0;
   const auto frame = reinterpret_cast<uintptr_t>(&here);
   if (known.stack_top != 0 && frame < known.stack_top && known.stack_top - frame <= kMainStackReach) {
@@ -136,6 +118,11 @@ InPlace in_place_now()
     now.stack_end = known.stack_top;
   }
   return now;
+}
+
+bool copied_in_place(const void* address, std::size_t length)
+{
+  return in_place_now().covers(reinterpret_cast<uintptr_t>(address), length);
 }
 
 bool read(const iovec* local, const iovec* remote, unsigned count, std::size_t total)

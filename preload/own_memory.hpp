@@ -22,8 +22,9 @@
 // process's copy: simserver/job/staged_writes.hpp).
 #pragma once
 
+#include "writable_ranges.hpp"
+
 #include <cstddef>
-#include <cstdint>
 #include <sys/uio.h>
 
 namespace s4bxi::preload::own_memory {
@@ -39,14 +40,10 @@ bool read(const iovec* local, const iovec* remote, unsigned count, std::size_t t
 bool copied_in_place(const void* address, std::size_t length);
 
 // The memory `read` copies in place, for the calling thread now: the heap
-// [heap_start, heap_end) and, on the main thread, its stack [stack_start,
-// stack_end) from the caller's frames up (empty ranges: none). A write into
-// it cannot fault either (the server's staged writes, preload/staged_writes.hpp).
-struct InPlace {
-  uint64_t heap_start = 0, heap_end = 0;
-  uint64_t stack_start = 0, stack_end = 0;
-};
-InPlace in_place_now();
+// and, on the main thread, its stack from the caller's frames up. A write
+// into it cannot fault either (the server's staged writes,
+// preload/staged_writes.hpp).
+ipc::WritableRanges in_place_now();
 
 // In a child after fork(): this process's ID changed.
 void forget_pid();

@@ -50,11 +50,6 @@ void flush_when_time_advances()
   (void)hooked;
 }
 
-bool within(uint64_t start, uint64_t end, uint64_t address, std::size_t length)
-{
-  return address >= start && address <= end && length <= end - address;
-}
-
 } // namespace
 
 void StagedWrites::open()
@@ -64,23 +59,14 @@ void StagedWrites::open()
   // Copied: the channel is the process's to write. (A process that lies here
   // only gets its own memory written at other places than it asked: the
   // server writes nothing outside the channel.)
-  heap_start_ = area_->heap_start;
-  heap_end_ = area_->heap_end;
-  stack_start_ = area_->stack_start;
-  stack_end_ = area_->stack_end;
+  ranges_ = area_->ranges;
   open_ = true;
-}
-
-bool StagedWrites::within_published(uint64_t address, std::size_t length) const
-{
-  return (heap_end_ > heap_start_ && within(heap_start_, heap_end_, address, length)) ||
-         (stack_end_ > stack_start_ && within(stack_start_, stack_end_, address, length));
 }
 
 bool StagedWrites::stage(uint64_t address, const void* bytes, std::size_t length)
 {
   if (not open_ || length == 0 || count_ >= ipc::kMaxStagedWrites || length > ipc::kStagedBytes - bytes_used_ ||
-      not within_published(address, length))
+      not ranges_.covers(address, length))
     return false;
   std::memcpy(area_->bytes + bytes_used_, bytes, length);
   entries_[count_] = {.address = address, .length = static_cast<uint32_t>(length), .offset = bytes_used_};

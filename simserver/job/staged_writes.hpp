@@ -67,14 +67,12 @@ public:
   [[nodiscard]] uint64_t flushed() const { return flushed_total_; }
 
 private:
-  bool within_published(uint64_t address, std::size_t length) const;
-
   pid_t pid_ = -1;
   ipc::StagedWrites* area_ = nullptr;
   std::function<bool()> kept_;
   bool open_ = false;
   // Copied from the channel at open(): the process's to write.
-  uint64_t heap_start_ = 0, heap_end_ = 0, stack_start_ = 0, stack_end_ = 0;
+  ipc::WritableRanges ranges_;
   // The staged writes, as the server wrote them into the channel.
   std::array<ipc::StagedWrite, ipc::kMaxStagedWrites> entries_{};
   uint32_t count_ = 0;

@@ -25,8 +25,8 @@ TEST(StagedCopies, PublishesTheHeapAndTheStackAndCopiesWhatWasStagedInOrder)
   staged_writes::publish(*area);
   const auto heap_word = reinterpret_cast<uint64_t>(on_heap);
   const auto stack_word = reinterpret_cast<uint64_t>(on_stack);
-  EXPECT_TRUE(heap_word >= area->heap_start && heap_word + 32 <= area->heap_end);
-  EXPECT_TRUE(stack_word >= area->stack_start && stack_word + 16 <= area->stack_end);
+  EXPECT_TRUE(heap_word >= area->ranges.heap_start && heap_word + 32 <= area->ranges.heap_end);
+  EXPECT_TRUE(stack_word >= area->ranges.stack_start && stack_word + 16 <= area->ranges.stack_end);
 
   // Two writes to one place (the later wins), one to the stack, one that
   // lands past the heap it published (not followed).
@@ -35,7 +35,7 @@ TEST(StagedCopies, PublishesTheHeapAndTheStackAndCopiesWhatWasStagedInOrder)
   area->writes[0] = {.address = heap_word, .length = 8, .offset = 0};
   area->writes[1] = {.address = heap_word, .length = 8, .offset = 8};
   area->writes[2] = {.address = stack_word + 8, .length = 8, .offset = 16};
-  area->writes[3] = {.address = area->heap_end - 4, .length = 8, .offset = 24};
+  area->writes[3] = {.address = area->ranges.heap_end - 4, .length = 8, .offset = 24};
   staged_writes::apply(*area, 4);
   EXPECT_EQ(on_heap[0], 6U);
   EXPECT_EQ(on_stack[1], 7U);

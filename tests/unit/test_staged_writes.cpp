@@ -27,8 +27,8 @@ TEST(StagedWrites, StagesWhatMayBeAndMakesItInOrderWhenAnythingElseComesFirst)
   auto area = std::make_unique<s4bxi::ipc::StagedWrites>();
   static std::array<uint64_t, 8> memory{}; // the rank's heap, as it published it
   auto at = [](size_t i) { return reinterpret_cast<uint64_t>(&memory[i]); };
-  area->heap_start = at(0);
-  area->heap_end = at(0) + sizeof memory - sizeof memory[7]; // the last word is not in it
+  area->ranges.heap_start = at(0);
+  area->ranges.heap_end = at(0) + sizeof memory - sizeof memory[7]; // the last word is not in it
   StagedWrites writes;
   writes.attach(getpid(), area.get());
   const uint64_t one = 1, two = 2, three = 3, four = 4;
