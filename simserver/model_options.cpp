@@ -217,6 +217,12 @@ Option<bool> g_lone_arrivals{
     "on its way to that engine until the end of its delay, be handed to the engine at the end of that delay "
     "instead of at its landing (same simulated results, one scheduling round less per such message)",
     true};
+Option<bool> g_acks_at_landing{
+    "s4bxi/acks-at-landing", nullptr,
+    "Let a BXI ACK of a response that reaches an idle RX engine with nothing queued be handled at its landing by "
+    "the simulation itself instead of by the engine's actor (same simulated results, one actor switch less per "
+    "such ACK; nic/wire.hpp)",
+    true};
 Option<bool> g_queued_puts{"s4bxi/queued-puts", nullptr,
                            "Let the process answer a PtlPut itself when it can check its arguments and its payload "
                            "fits the command (inline or PIO, at most 64 bytes): the Put goes to the server with the "
@@ -435,6 +441,7 @@ bool lone_commands() { return g_lone_commands.get(); }
 bool staged_writes() { return g_staged_writes.get(); }
 bool lone_messages() { return g_lone_messages.get(); }
 bool lone_arrivals() { return g_lone_arrivals.get(); }
+bool acks_at_landing() { return g_acks_at_landing.get(); }
 bool queued_puts() { return g_queued_puts.get(); }
 bool queued_dma_puts() { return g_queued_dma_puts.get(); }
 bool put_forecasts() { return g_put_forecasts.get(); }

@@ -36,6 +36,8 @@ bool lone_commands();
 bool staged_writes();
 bool lone_messages();
 bool lone_arrivals();
+// A BXI ACK of a response handled at its landing, without its RX engine (nic/wire.hpp).
+bool acks_at_landing();
 bool queued_puts();
 bool queued_dma_puts();
 bool put_forecasts();

@@ -249,34 +249,43 @@ void Nic::rx_loop(VirtualNetwork network, int lane)
   const double delay = network == VirtualNetwork::Request ? params_.rx_delay_s : params_.response_delay_s;
   RxLane& received = rx_lanes_[static_cast<int>(network)][static_cast<size_t>(lane)];
   wire_.serve(received, delay);
+  if (options::acks_at_landing())
+    received.handle_at_landing([this, network, lane](MessagePtr message) {
+      const double landed = message->landed_at;
+      handle_received(network, lane, std::move(message), landed, false);
+    });
   while (true) {
     MessagePtr message = received.next();
-    trace::Event busy;
-    if (trace::active != nullptr) {
-      const double taken = received.taken_at();
-      const uint64_t length = message->payload.size();
-      trace::active->record(wire_event(*message, wire_bytes(length), message->sent_at, message->landed_at));
-      busy = {.kind = trace::Kind::Rx, .node = node_.nid, .rank = rank_of(*message), .vn = static_cast<int>(network),
-              .bytes = length, .start = taken, .what = trace::name(kind_of(*message)),
-              .src = static_cast<int>(message->src_nid), .actor = lane, .retry = retry_of(*message)};
-    }
-    // (A BXI ACK only clears an E2E entry. A message handed over at the end
-    // of the delay, s4bxi/lone-arrivals, is handled at once.)
-    if (message->kind != Message::Kind::BxiAck && not received.delay_ran())
-      s4bxi::sleep_until(received.taken_at() + delay);
-    const MessagePtr handled = message; // on its way until every event of its handling is written
-    {
-      const RankPortals::NotificationsHeld held;
-      if (network == VirtualNetwork::Request)
-        handle_request(std::move(message));
-      else
-        handle_response(std::move(message));
-      world_.landing.ended(*handled);
-    }
-    if (trace::active != nullptr) {
-      busy.end = sim_now();
-      trace::active->record(busy);
-    }
+    handle_received(network, lane, std::move(message), received.taken_at(), received.delay_ran());
+  }
+}
+
+void Nic::handle_received(VirtualNetwork network, int lane, MessagePtr message, double taken, bool delay_ran)
+{
+  trace::Event busy;
+  if (trace::active != nullptr) {
+    const uint64_t length = message->payload.size();
+    trace::active->record(wire_event(*message, wire_bytes(length), message->sent_at, message->landed_at));
+    busy = {.kind = trace::Kind::Rx, .node = node_.nid, .rank = rank_of(*message), .vn = static_cast<int>(network),
+            .bytes = length, .start = taken, .what = trace::name(kind_of(*message)),
+            .src = static_cast<int>(message->src_nid), .actor = lane, .retry = retry_of(*message)};
+  }
+  // (A BXI ACK only clears an E2E entry. A message handed over at the end
+  // of the delay, s4bxi/lone-arrivals, is handled at once.)
+  if (message->kind != Message::Kind::BxiAck && not delay_ran)
+    s4bxi::sleep_until(taken + (network == VirtualNetwork::Request ? params_.rx_delay_s : params_.response_delay_s));
+  const MessagePtr handled = message; // on its way until every event of its handling is written
+  {
+    const RankPortals::NotificationsHeld held;
+    if (network == VirtualNetwork::Request)
+      handle_request(std::move(message));
+    else
+      handle_response(std::move(message));
+    world_.landing.ended(*handled);
+  }
+  if (trace::active != nullptr) {
+    busy.end = sim_now();
+    trace::active->record(busy);
   }
 }
 

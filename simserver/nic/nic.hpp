@@ -103,6 +103,10 @@ private:
 
   void tx_loop(VirtualNetwork network, int lane);
   void rx_loop(VirtualNetwork network, int lane);
+  // What the RX engine of `lane` does with a message it took at `taken`
+  // (`delay_ran`: its delay ran before it was handed over): in its context,
+  // or in maestro for a BXI ACK handled at its landing (wire.hpp).
+  void handle_received(VirtualNetwork network, int lane, MessagePtr message, double taken, bool delay_ran);
   // `acknowledged`: the message whose handling sends this BXI ACK.
   void transmit(Message* message, const Message* acknowledged = nullptr);
   // Target side (portals/target.cpp): matching, data, events, response.

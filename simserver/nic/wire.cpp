@@ -103,6 +103,17 @@ bool RxLane::idle_by(double when) const
   return count == 0 || last + static_cast<double>(count) * delay_s_ < when;
 }
 
+bool RxLane::handled_at_landing(const Message& message, const s4u::Mailbox* mailbox) const
+{
+  // The engine waits and nothing is queued before it: it would take the
+  // message at once, at its landing. Nor does it sleep for a BXI ACK, and
+  // one of a response only makes it forget the response (no write to its
+  // host, no message sent). One through a mailbox must be received by the
+  // engine itself.
+  return at_landing_ && waiting_ && arrived_.empty() && mailbox == nullptr && message.kind == Message::Kind::BxiAck &&
+         message.acknowledges_response;
+}
+
 void RxLane::wake_if_waiting()
 {
   if (waiting_ && not arrived_.empty()) {
@@ -327,11 +338,16 @@ void Wire::way_ended(CarriedMessage* carried, bool finished)
     free_slot(carried);
   }
   // The source's messages that have arrived, up to the first still on its
-  // way, are the lane's now.
+  // way, are the lane's now (or handled at once, in order, when the engine
+  // would take them at once and spend no time on them).
   const std::size_t queued = lane.arrived_.size();
+  std::vector<MessagePtr> handled_now;
   while (first != nullptr && first->arrived) {
     CarriedMessage* next = first->next_from_source;
-    lane.arrived_.push_back({std::move(first->message), first->mailbox, first->handed_late});
+    if (lane.handled_at_landing(*first->message, first->mailbox))
+      handled_now.push_back(std::move(first->message));
+    else
+      lane.arrived_.push_back({std::move(first->message), first->mailbox, first->handed_late});
     free_slot(first);
     first = next;
   }
@@ -339,6 +355,12 @@ void Wire::way_ended(CarriedMessage* carried, bool finished)
     lane.on_their_way_.erase(from_source);
   if (lane.arrived_.size() > queued)
     lane.wake_if_waiting();
+  handled_at_landing_ += handled_now.size();
+  for (MessagePtr& message : handled_now) {
+    lane.at_landing_(std::move(message));
+    for (const auto& callback : message_taken_callbacks())
+      callback();
+  }
   if (lost)
     (*lost_handler)(*lost, lost_bytes);
 }

@@ -150,7 +150,15 @@ public:
   // else now.
   [[nodiscard]] double taken_at() const { return taken_at_; }
   [[nodiscard]] bool delay_ran() const { return delay_ran_; }
-  // Called in an engine's context each time it takes a message. Nobody
+  // What the engine does with a message that takes it no time and that it
+  // takes at its landing (a BXI ACK of a response, to an engine that waits
+  // with nothing queued): the wire hands the message to `handler` then, in
+  // maestro at the end of its communication, instead of waking the engine
+  // (s4bxi/acks-at-landing; the same simulated time, one actor switch less).
+  // Unset: every message wakes the engine.
+  void handle_at_landing(std::function<void(MessagePtr)> handler) { at_landing_ = std::move(handler); }
+  // Called in an engine's context each time it takes a message (or in
+  // maestro, for one handled at its landing). Nobody
   // waits for a message's communication, so its end fires no
   // s4u::Activity::on_completion; the poll sentinel, which counts those as
   // things that happened, counts this instead (portals/poll_sentinel.cpp).
@@ -165,6 +173,9 @@ private:
     CarriedMessage* last = nullptr;
   };
   void wake_if_waiting();
+  // Whether `message`, arrived through `mailbox` (or none), goes to
+  // at_landing_ rather than to the engine (handle_at_landing).
+  [[nodiscard]] bool handled_at_landing(const Message& message, const simgrid::s4u::Mailbox* mailbox) const;
   // Whether the engine is done, by `when`, with every message on its way to
   // it now (none through a communication).
   [[nodiscard]] bool idle_by(double when) const;
@@ -188,6 +199,7 @@ private:
   simgrid::s4u::ActorPtr engine_; // Wire::serve
   std::vector<simgrid::s4u::Mailbox*> idle_mailboxes_;
   unsigned mailboxes_made_ = 0;
+  std::function<void(MessagePtr)> at_landing_;
 };
 
 class Wire {
@@ -229,6 +241,9 @@ public:
   // Those of them handed over at the end of their engine's delay so far.
   [[nodiscard]] std::size_t lone_arrivals() const { return lone_arrivals_; }
   [[nodiscard]] static std::size_t lone_on_their_way() { return lone_on_their_way_; }
+  // Messages handed to their lane's handler at their landing so far
+  // (RxLane::handle_at_landing).
+  [[nodiscard]] std::size_t handled_at_landing() const { return handled_at_landing_; }
 
   // Ends the calling actor's oldest communications through mailboxes, up to
   // the first that SimGrid has not ended yet (simcalls, in which other actors
@@ -287,6 +302,7 @@ private:
   std::unordered_set<const simgrid::s4u::Link*> other_traffic_;
   std::size_t lone_messages_ = 0;
   std::size_t lone_arrivals_ = 0;
+  std::size_t handled_at_landing_ = 0;
   static inline std::size_t lone_on_their_way_ = 0;
 };
 

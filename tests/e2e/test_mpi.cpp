@@ -655,6 +655,28 @@ TEST_F(Mpi, LoneArrivalsChangeNothingButTheRounds)
     }
 }
 
+// A BXI ACK of a response (an MPI message's Portals ACK acknowledged) that
+// reaches an idle RX engine with nothing queued is handled at its landing by
+// the simulation, not by the engine's actor (s4bxi/acks-at-landing,
+// nic/wire.hpp): the same outputs and events, and no more scheduling rounds
+// (a few fewer on the fat tree: 50,308 against 50,316, where an engine's
+// actor ran alone in a batch of its own). In the ping-pong, the BXI ACKs of
+// the ACKs (405 of 406 in the 8 B one); on the fat tree, those that land
+// while their engine is idle (2,432).
+TEST_F(Mpi, AcksAtLandingChangeNothingButWhoHandlesThem)
+{
+    for (const auto &[platform, job] : lone_jobs()) {
+        const auto [at_landing, by_engines] = run_with_and_without("s4bxi/acks-at-landing", platform, job);
+        const std::string &program = job[2];
+        ASSERT_TRUE(at_landing.report.has_value() && by_engines.report.has_value());
+        EXPECT_GT(at_landing.report->get("wire_acks_at_landing")->number, platform == "default" ? 300 : 1000)
+            << program;
+        EXPECT_EQ(by_engines.report->get("wire_acks_at_landing")->number, 0) << program;
+        EXPECT_LE(at_landing.report->get("engine_rounds")->number, by_engines.report->get("engine_rounds")->number)
+            << program;
+    }
+}
+
 // A blocked poll whose end is already on its way (the event written, its
 // landing known) is answered at once, at the rank's later time, when nothing
 // the rank could see can happen before then (s4bxi/answers-ahead,
