@@ -19,6 +19,8 @@
 #include "trace/recorder.hpp"
 #include "world.hpp"
 
+#include "other_processes.hpp" // (ipc/)
+
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -284,15 +286,18 @@ int main(int argc, char** argv)
       job::ServerCpu::job_contended, &processes.scheduling()->server_cpu_held);
   world.server_cpu = &server_cpu;
   // The server's long waits while nothing but the job wants the CPUs are no
-  // sign of other load (job/other_load.hpp). Ranks cannot run on a CPU the
-  // server keeps, so a long wait there always counts.
+  // sign of other load (job/other_load.hpp). On a CPU the server keeps, only
+  // the ranks' main threads cannot run: their other threads (Open MPI's) and
+  // the server's copy helper may, so a long wait there counts once a process
+  // outside the job is seen runnable (a 2-rank MPI sweep was marked at
+  // start-up 1 run in 12 without it).
   const ipc::CpuContention::OwnLoad own_load = [&world](uint64_t, uint64_t) {
-    if (world.server_cpu != nullptr && world.server_cpu->holds_own_cpu())
-      return false;
     std::vector<pid_t> ranks;
     for (const RankPortals& rank : world.ranks)
       if (rank.alive && rank.os_pid > 0)
         ranks.push_back(rank.os_pid);
+    if (world.server_cpu != nullptr && world.server_cpu->holds_own_cpu())
+      return not ipc::another_process_runs(getpid(), ranks);
     return job::only_the_job_runs(getpid(), ranks);
   };
   ipc::CpuContention::explain_with(&own_load);
