@@ -15,8 +15,6 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Link.hpp>
-#include <simgrid/s4u/NetZone.hpp>
 
 #include <map>
 #include <string>
@@ -31,7 +29,7 @@ using s4bxi::nic::Wire;
 
 namespace {
 
-constexpr double kBandwidth = 1e9; // B/s
+constexpr double kBandwidth = 1e9; // B/s (ScenarioEngine::two_hosts)
 constexpr double kLatency = 1e-3;  // s
 constexpr double kDelay = 2e-4;    // s, the engine's
 constexpr uint64_t kBytes = 100;
@@ -46,15 +44,12 @@ struct Handled {
 
 TEST(AcksAtLanding, AnIdleEngineLeavesAnAckOfAResponseToTheSimulationAndABusyOneTakesItInTurn)
 {
+  // (CM02 with unit factors and no cross-traffic: a message's way is its
+  // latency, then its bytes at the link's bandwidth.)
   ScenarioEngine scenario("unit_acks_at_landing", {"network/model:CM02", "network/latency-factor:1",
                                                    "network/bandwidth-factor:1", "network/TCP-gamma:0",
                                                    "network/crosstraffic:0"});
-  auto* zone = s4u::create_full_zone("zone");
-  s4u::Host* sender = zone->create_host("sender", 1e9);
-  s4u::Host* receiver = zone->create_host("receiver", 1e9);
-  s4u::Link* link = zone->create_link("link", kBandwidth)->set_latency(kLatency);
-  zone->add_route(sender->get_netpoint(), receiver->get_netpoint(), nullptr, nullptr, {s4u::LinkInRoute(link)}, true);
-  zone->seal();
+  const auto [sender, receiver, link] = scenario.two_hosts(kLatency);
 
   Wire wire(-1); // (host-to-host communications: nothing crosses alone)
   RxLane lane;
