@@ -14,6 +14,8 @@
 // handler: system calls and the stack only (no allocation, no stdio).
 #pragma once
 
+#include "proc_stat.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <fcntl.h>
@@ -26,32 +28,23 @@ namespace s4bxi::ipc {
 
 namespace other_processes_detail {
 
-// Parses a decimal number at `at` (up to `end`), moving `at` past it;
-// false when there is none.
-inline bool parse_number(const char*& at, const char* end, long& value)
-{
-  value = 0;
-  const char* start = at;
-  while (at < end && *at >= '0' && *at <= '9')
-    value = value * 10 + (*at++ - '0');
-  return at > start;
-}
-
 // A name of /proc that is a number (a process, or a thread in task/).
 inline bool numeric_name(const char* name, long& value)
 {
-  const char* at = name;
-  const char* end = name;
-  while (*end != '\0')
-    ++end;
-  return parse_number(at, end, value) && at == end;
+  value = 0;
+  if (*name == '\0')
+    return false;
+  for (; *name != '\0'; ++name) {
+    if (*name < '0' || *name > '9')
+      return false;
+    value = value * 10 + (*name - '0');
+  }
+  return true;
 }
 
 // What a stat file (/proc/PID/stat, /proc/PID/task/TID/stat) says: the
-// state, the parent, the thread count. "PID (NAME) STATE PPID PGRP SESSION
-// TTY TPGID FLAGS MINFLT CMINFLT MAJFLT CMAJFLT UTIME STIME CUTIME CSTIME
-// PRIORITY NICE NUM_THREADS ...", the name holding any byte (the last ')'
-// ends it). False when it cannot be read (the process ended meanwhile).
+// state, the parent, the thread count. False when it cannot be read (the
+// process ended meanwhile).
 struct Stat {
   char state = '?';
   long parent = 0;
@@ -60,35 +53,15 @@ struct Stat {
 
 inline bool read_stat(const char* path, Stat& stat)
 {
-  const int fd = static_cast<int>(syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC));
-  if (fd < 0)
-    return false;
   char text[1024];
-  const long got = syscall(SYS_read, fd, text, sizeof text);
-  syscall(SYS_close, fd);
-  if (got <= 0)
+  const std::size_t length = proc_stat::read_file(path, text, sizeof text);
+  const char* state = proc_stat::field(text, length, 3);
+  if (state == nullptr || proc_stat::field(text, length, 20) == nullptr)
     return false;
-  const char* end = text + got;
-  const char* name_end = nullptr;
-  for (const char* at = text; at < end; ++at)
-    if (*at == ')')
-      name_end = at;
-  if (name_end == nullptr || end - name_end < 4)
-    return false;
-  const char* at = name_end + 2;
-  stat.state = *at++;
-  ++at; // (the space)
-  if (not parse_number(at, end, stat.parent))
-    return false;
-  // From PPID (field 4) on to NUM_THREADS (field 20).
-  for (int field = 4; field < 20; ++field) {
-    while (at < end && *at != ' ')
-      ++at;
-    if (at == end)
-      return false;
-    ++at;
-  }
-  return parse_number(at, end, stat.threads);
+  stat.state = *state;
+  stat.parent = static_cast<long>(proc_stat::number(text, length, 4));
+  stat.threads = static_cast<long>(proc_stat::number(text, length, 20));
+  return true;
 }
 
 // Calls `each(name)` for each entry of the directory at `path`; stops at the

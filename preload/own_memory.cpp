@@ -1,11 +1,11 @@
 #include "own_memory.hpp"
 
+#include "proc_stat.hpp"
+
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace s4bxi::preload::own_memory {
@@ -46,49 +46,13 @@ std::atomic<bool> layout_read{false};
 std::atomic<uintptr_t> known_heap_start{0};
 std::atomic<uintptr_t> known_stack_top{0};
 
-// The fields of /proc/self/stat after the command name, which may hold
-// spaces and parentheses: `index` 0 is field 3.
-uintptr_t stat_field(const char* text, std::size_t length, unsigned index)
-{
-  const char* end = text + length;
-  const char* p = end;
-  while (p > text && p[-1] != ')')
-    --p;
-  if (p == text)
-    return 0;
-  for (unsigned field = 0; field <= index; ++field) {
-    while (p < end && *p == ' ')
-      ++p;
-    if (field == index) {
-      uintptr_t value = 0;
-      for (; p < end && *p >= '0' && *p <= '9'; ++p)
-        value = value * 10 + static_cast<uintptr_t>(*p - '0');
-      return value;
-    }
-    while (p < end && *p != ' ')
-      ++p;
-  }
-  return 0;
-}
-
 Layout layout()
 {
   if (not layout_read.load(std::memory_order_acquire)) {
     char text[1024];
-    std::size_t length = 0;
-    const int saved_errno = errno;
-    const int fd = static_cast<int>(syscall(SYS_openat, AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC));
-    if (fd >= 0) {
-      for (ssize_t got = 0; length < sizeof text; length += static_cast<std::size_t>(got)) {
-        got = syscall(SYS_read, fd, text + length, sizeof text - length);
-        if (got <= 0)
-          break;
-      }
-      syscall(SYS_close, fd);
-    }
-    errno = saved_errno;
-    known_heap_start.store(stat_field(text, length, 47 - 3), std::memory_order_relaxed);
-    known_stack_top.store(stat_field(text, length, 28 - 3), std::memory_order_relaxed);
+    const std::size_t length = ipc::proc_stat::read_file("/proc/self/stat", text, sizeof text);
+    known_heap_start.store(ipc::proc_stat::number(text, length, 47), std::memory_order_relaxed);
+    known_stack_top.store(ipc::proc_stat::number(text, length, 28), std::memory_order_relaxed);
     layout_read.store(true, std::memory_order_release);
   }
   return {known_heap_start.load(std::memory_order_relaxed), known_stack_top.load(std::memory_order_relaxed)};
