@@ -54,7 +54,8 @@ public:
   // The answer goes out: how many writes the process copies (its
   // Reply::staged_writes). Closed until the next call.
   uint32_t close_for_answer();
-  // Makes the staged writes, in order, and closes until the next call.
+  // Makes the staged writes now, in order. The call still waits: later
+  // writes may be staged again, after these.
   void flush();
   // The process ended: nothing more is written.
   void forget();

@@ -246,9 +246,8 @@ void Nic::transmit(Message* message, const Message* acknowledged)
 
 void Nic::rx_loop(VirtualNetwork network, int lane)
 {
-  const double delay = network == VirtualNetwork::Request ? params_.rx_delay_s : params_.response_delay_s;
   RxLane& received = rx_lanes_[static_cast<int>(network)][static_cast<size_t>(lane)];
-  wire_.serve(received, delay);
+  wire_.serve(received, rx_delay_s(network));
   if (options::acks_at_landing())
     received.handle_at_landing([this, network, lane](MessagePtr message) {
       const double landed = message->landed_at;
@@ -273,7 +272,7 @@ void Nic::handle_received(VirtualNetwork network, int lane, MessagePtr message, 
   // (A BXI ACK only clears an E2E entry. A message handed over at the end
   // of the delay, s4bxi/lone-arrivals, is handled at once.)
   if (message->kind != Message::Kind::BxiAck && not delay_ran)
-    s4bxi::sleep_until(taken + (network == VirtualNetwork::Request ? params_.rx_delay_s : params_.response_delay_s));
+    s4bxi::sleep_until(taken + rx_delay_s(network));
   const MessagePtr handled = message; // on its way until every event of its handling is written
   {
     const RankPortals::NotificationsHeld held;

@@ -107,6 +107,11 @@ private:
   // (`delay_ran`: its delay ran before it was handed over): in its context,
   // or in maestro for a BXI ACK handled at its landing (wire.hpp).
   void handle_received(VirtualNetwork network, int lane, MessagePtr message, double taken, bool delay_ran);
+  // How long an RX engine of `network` takes before it handles a message.
+  [[nodiscard]] double rx_delay_s(VirtualNetwork network) const
+  {
+    return network == VirtualNetwork::Request ? params_.rx_delay_s : params_.response_delay_s;
+  }
   // `acknowledged`: the message whose handling sends this BXI ACK.
   void transmit(Message* message, const Message* acknowledged = nullptr);
   // Target side (portals/target.cpp): matching, data, events, response.
