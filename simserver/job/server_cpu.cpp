@@ -3,6 +3,7 @@
 #include "cpu_contention.hpp"
 #include "wall_clock.hpp"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -59,7 +60,7 @@ void ServerCpu::waited(double now, double waited_s)
     window_start_ = now - waited_s;
   window_waited_s_ += waited_s;
   const double window = now - window_start_;
-  if (window < kWindowS)
+  if (window < window_s())
     return;
   const double waiting = window_waited_s_ / window;
   window_start_ = now;
@@ -85,6 +86,19 @@ double ServerCpu::held_s() const
   return held_s_ + (own_ ? wall_clock_now() - own_since_ : 0.0);
 }
 
+double ServerCpu::window_s() const
+{
+  return own_ ? kWindowS : std::max(kTakeWindowS, kPlacementShare * placement_s_);
+}
+
+void ServerCpu::place_others(const cpu_set_t& cpus)
+{
+  const double start = wall_clock_now();
+  place_ranks_(cpus);
+  place_side_threads(cpus);
+  placement_s_ = wall_clock_now() - start;
+}
+
 void ServerCpu::take(double now)
 {
   const int cpu = sched_getcpu();
@@ -97,8 +111,7 @@ void ServerCpu::take(double now)
   CPU_CLR(cpu, &theirs_);
   if (sched_setaffinity(0, sizeof mine, &mine) != 0)
     return;
-  place_ranks_(theirs_);
-  place_side_threads(theirs_);
+  place_others(theirs_);
   if (held_ != nullptr)
     held_->store(1, std::memory_order_relaxed);
   own_ = true;
@@ -109,8 +122,7 @@ void ServerCpu::take(double now)
 void ServerCpu::give_back(double now)
 {
   sched_setaffinity(0, sizeof g_all_cpus, &g_all_cpus);
-  place_ranks_(g_all_cpus);
-  place_side_threads(g_all_cpus);
+  place_others(g_all_cpus);
   if (held_ != nullptr)
     held_->store(0, std::memory_order_relaxed);
   own_ = false;

@@ -10,6 +10,7 @@
 #include <sched.h>
 
 #include <atomic>
+#include <chrono>
 #include <vector>
 
 namespace {
@@ -108,6 +109,53 @@ TEST(ServerCpu, ARanksMarkOfContentionCountsOnlyWhileTheServerKeepsNoCpu)
   CpuContention::ignore_marks_while(nullptr);
   CpuContention::share(nullptr);
   CpuContention::set_detection(true);
+}
+
+// Taking the CPU is decided over a short window (a job that starts talking
+// has it within milliseconds, not after the 20 ms that giving it back waits
+// for), but one at least ten times as long as the last placement of the
+// ranks took, so that placing many ranks stays a small part of the time.
+TEST(ServerCpu, TakenAfterAShortWindowGivenBackAfterALongOneAndNoSoonerThanPlacingCostsAllows)
+{
+  using s4bxi::job::ServerCpu;
+  const cpu_set_t all = own_cpus();
+  if (CPU_COUNT(&all) < 2)
+    GTEST_SKIP() << "one CPU: none to keep";
+  static_assert(ServerCpu::kTakeWindowS * 5 <= ServerCpu::kWindowS);
+  double placing_s = 0; // how long each placement takes, in real time
+  int placements = 0;
+  {
+    ServerCpu cpu(
+        true,
+        [&](const cpu_set_t&) {
+          placements++;
+          const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(placing_s);
+          while (std::chrono::steady_clock::now() < until) {
+          }
+        },
+        [] { return false; });
+    double now = 100.0;
+    cpu.waited(now, 0.0);
+    cpu.waited(now += ServerCpu::kTakeWindowS * 1.5, 0.0);
+    EXPECT_TRUE(cpu.holds_own_cpu()) << "a short window with no wait takes the CPU";
+    // Held, a short window of waiting only decides nothing...
+    cpu.waited(now += ServerCpu::kTakeWindowS * 1.5, ServerCpu::kTakeWindowS * 1.5);
+    EXPECT_TRUE(cpu.holds_own_cpu());
+    // ... a long one gives it back; this placement takes 2 ms of real time.
+    placing_s = 0.002;
+    cpu.waited(now += ServerCpu::kWindowS, ServerCpu::kWindowS);
+    ASSERT_FALSE(cpu.holds_own_cpu());
+    EXPECT_EQ(placements, 2);
+    // Now the next window lasts ten times that placement (20 ms or more,
+    // however slow the machine): 6 ms without a wait takes nothing yet.
+    placing_s = 0;
+    cpu.waited(now += 0.006, 0.0);
+    EXPECT_FALSE(cpu.holds_own_cpu());
+    cpu.waited(now += 1.0, 0.0);
+    EXPECT_TRUE(cpu.holds_own_cpu()) << "a window far longer than ten placements takes it";
+    EXPECT_EQ(cpu.times_taken(), 2U);
+  }
+  EXPECT_TRUE(runs_anywhere(all));
 }
 
 TEST(ServerCpu, OffItPlacesNothing)
