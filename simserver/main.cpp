@@ -145,8 +145,9 @@ int main(int argc, char** argv)
   apply_configuration(*launch);
 
   World world;
+  const std::string platform_spec = launch->platform.empty() ? platform::kDefaultPlatform : launch->platform;
   try {
-    world.nodes = platform::load_cluster(launch->platform.empty() ? platform::kDefaultPlatform : launch->platform);
+    world.nodes = platform::load_cluster(platform_spec);
     platform::leave_out_unused_models();
   } catch (const std::exception& e) {
     usage_error(e.what());
@@ -231,6 +232,7 @@ int main(int argc, char** argv)
   nic::configure_landing_bounds(world);
   world.landing.set_earliest_rank_call([&world](double now) { return portals::earliest_rank_call(world, now); });
   nic::configure_lone_messages(world);
+  nic::configure_lone_dma_writes(world, platform_spec);
 
   portals::Api api(world);
   job::JobControl control(world, launch->report_path, wall_start);

@@ -199,6 +199,13 @@ Option<bool> g_lone_commands{
     "be a sleep of its exact length instead of a communication of the network model (same simulated results, one "
     "scheduling round less per command)",
     true};
+Option<bool> g_lone_dma_writes{
+    "s4bxi/lone-dma-writes", nullptr,
+    "Leave the NIC's DMA writes of payloads to host memory out of the network model where nothing else runs on "
+    "their links (the NIC-to-CPU side of a node's split-duplex PCIe link): nothing waits for them, and they are "
+    "still counted and traced (the same simulated results but for SimGrid's artifacts, two scheduling rounds less "
+    "per write; nic/dma_writes.cpp)",
+    true};
 Option<bool> g_staged_writes{
     "s4bxi/staged-writes", nullptr,
     "Let a small payload that lands in a rank's heap or stack while its main thread waits in a call be copied by "
@@ -439,6 +446,7 @@ bool replays_in_block() { return g_replays_in_block.get(); }
 bool answers_ahead() { return g_answers_ahead.get(); }
 bool lone_commands() { return g_lone_commands.get(); }
 bool staged_writes() { return g_staged_writes.get(); }
+bool lone_dma_writes() { return g_lone_dma_writes.get(); }
 bool lone_messages() { return g_lone_messages.get(); }
 bool lone_arrivals() { return g_lone_arrivals.get(); }
 bool acks_at_landing() { return g_acks_at_landing.get(); }

@@ -36,6 +36,9 @@ bool lone_commands();
 bool staged_writes();
 bool lone_messages();
 bool lone_arrivals();
+// The NIC's DMA writes to host memory left out of the network model where
+// nothing else runs on their links (nic/dma_writes.cpp).
+bool lone_dma_writes();
 // A BXI ACK of a response handled at its landing, without its RX engine (nic/wire.hpp).
 bool acks_at_landing();
 bool queued_puts();

@@ -385,6 +385,9 @@ struct World {
   // and the other CPU-to-NIC writes that began during one (expected 0).
   uint64_t lone_commands = 0;
   uint64_t lone_command_overlaps = 0;
+  // DMA writes to host memory left out of the network model
+  // (s4bxi/lone-dma-writes, nic/dma_writes.cpp).
+  uint64_t lone_dma_writes = 0;
   // Answers given at the rank's time before the clock got there
   // (s4bxi/answers-ahead, RankProxy::reply), and the simulated time the
   // simulation then went through while those ranks ran.

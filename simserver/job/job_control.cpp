@@ -275,6 +275,9 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
   // the other writes that began during one (expected none).
   out << "  \"lone_commands\": {\"written\": " << world_.lone_commands
       << ", \"overlapped\": " << world_.lone_command_overlaps << "},\n";
+  // DMA writes to host memory left out of the network model, nothing else
+  // being on their links (s4bxi/lone-dma-writes).
+  out << "  \"lone_dma_writes\": " << world_.lone_dma_writes << ",\n";
   // Answers given at the rank's later time before the clock got there, and
   // the simulated time the simulation went through while those ranks ran
   // (s4bxi/answers-ahead).

@@ -22,23 +22,10 @@ namespace s4bxi::nic {
 
 namespace {
 
-constexpr uint64_t kPciePacketBytes = 512; // BXI's usual PCIe packet size
-
 uint64_t wire_bytes(uint64_t payload)
 {
   return static_cast<uint64_t>(options::header_bytes()) +
          static_cast<uint64_t>(std::ceil(static_cast<double>(payload) / options::link_payload_efficiency()));
-}
-
-// A PCIe transfer that runs in the background (posted writes, DMA reads that
-// overlap with the wire): it loads the bus but nobody waits for it. Below one
-// PCIe packet its load is negligible and its latency is on no path, so it is
-// not simulated at all (it would cost a SimGrid activity per small message).
-void background_pcie(s4u::Host* from, s4u::Host* to, uint64_t bytes)
-{
-  if (bytes < kPciePacketBytes)
-    return;
-  s4u::Comm::sendto_init(from, to)->set_payload_size(bytes)->detach();
 }
 
 // Counts a PCIe transfer for the report and traces it.
@@ -355,7 +342,7 @@ void Nic::write_to_host(RankPortals& owner, const portals::MemoryRegion& region,
   if (not staged_by_the_process(owner, region, offset, bytes, length, copied) &&
       (bytes.size() < length || not portals::write_region(pid, region, offset, bytes.data(), copied)))
     fail = ipc::FailKind::Segv;
-  background_pcie(node_.nic, node_.cpu, length);
+  load_host_link(length); // (dma_writes.cpp)
   // In the background: in the trace it ends when it would alone on the bus.
   const double now = sim_now();
   account_pcie(statistics_, node_.nid, trace::Kind::PcieDmaWrite, trace::active ? trace::active->rank_of(pid) : -1,

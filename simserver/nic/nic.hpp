@@ -168,6 +168,11 @@ private:
   // (a rank's process); sets `fail` to PTL_NI_SEGV if the memory is not there.
   void write_to_host(RankPortals& owner, const portals::MemoryRegion& region, uint64_t offset,
                      std::span<const unsigned char> bytes, uint64_t length, ipc::FailKind& fail);
+  // The PCIe write of `bytes` to host memory that write_to_host made, as the
+  // network model sees it: a communication nobody waits for, or nothing
+  // (dma_writes.cpp).
+  void load_host_link(uint64_t bytes);
+  friend void configure_lone_dma_writes(World& world, const std::string& platform_spec);
   // The payload is out of the MD: SEND event and count, and the MD is free.
   void deliver_send_event(InitiatorOp& op, ipc::FailKind fail);
   // Counts (and warns of) a SEND event that did not come as its process
@@ -219,6 +224,7 @@ private:
   // (lone_writes.cpp), set with the route (memory_work.cpp).
   bool lone_writes_exact_ = false;
   double lone_until_ = 0; // the end of the latest command written alone
+  bool dma_writes_in_network_ = true; // (dma_writes.cpp)
   double least_rx_s_ = 0;
   double least_tx_s_ = 0;
 };
@@ -237,5 +243,8 @@ void configure_landing_bounds(World& world);
 // wire.hpp) where the landing bounds know the least route latency; after
 // configure_landing_bounds.
 void configure_lone_messages(World& world);
+// Leaves the NICs' DMA writes to host memory out of the network model where
+// nothing else runs on their links (s4bxi/lone-dma-writes, dma_writes.cpp).
+void configure_lone_dma_writes(World& world, const std::string& platform_spec);
 
 } // namespace s4bxi::nic

@@ -16,6 +16,7 @@ namespace s4bxi::nic {
 
 // Bytes the NIC writes over PCIe for one full or counting event.
 inline constexpr double kEventBytes = 64; // one BXI event record
+inline constexpr uint64_t kPciePacketBytes = 512; // BXI's usual PCIe packet size
 
 struct NicParameters {
   // PCIe, as the NIC model uses it (generated platforms also build their

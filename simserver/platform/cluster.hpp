@@ -35,4 +35,14 @@ std::vector<Node> discover_nodes();
 // links on which other transfers than the BXI network's run.
 std::set<const simgrid::s4u::Link*> pcie_links(const std::vector<Node>& nodes);
 
+// Whether no transfer but the NICs' writes to their hosts runs on the links
+// of a node's NIC-to-CPU route that transfers share (all but FATPIPE ones):
+// no CPU-to-NIC transfer of any node, and no message between two NICs. So on
+// a fattree: platform, by construction (each node a zone of its own whose
+// gateway is its NIC, its PCIe link split-duplex; checked over every route
+// between two NICs up to kRoutesChecked nodes, as on an XML platform); an
+// XML platform of more nodes is not assumed to be so.
+inline constexpr std::size_t kRoutesChecked = 64;
+bool host_writes_share_no_link(const std::vector<Node>& nodes, const std::string& spec);
+
 } // namespace s4bxi::platform

@@ -63,6 +63,9 @@ TEST(Cluster, GeneratedFatTreeHasNodesWithPcieBetweenCpuAndNic)
   for (auto* link : route)
     EXPECT_EQ(link->get_name().find("_pci"), std::string::npos) << link->get_name();
   EXPECT_DOUBLE_EQ(latency, static_cast<double>(route.size()) * s4bxi::options::bxi_latency_s());
+  // So the NIC-to-CPU side of each node's PCIe carries the NIC's writes
+  // alone: checked over every route between two NICs (16 nodes).
+  EXPECT_TRUE(host_writes_share_no_link(nodes, "fattree:2;4,4;1,2;1,2"));
 }
 
 namespace {
