@@ -123,6 +123,19 @@ inline std::string events_differ(const std::string &a, const std::string &b, dou
     return {};
 }
 
+// How many rows of a trace's events.csv are of `kind` with at least
+// `min_bytes` bytes.
+inline size_t count_rows(const std::string &events, const std::string &kind, uint64_t min_bytes = 0)
+{
+    size_t count = 0;
+    for (const std::string &line : lines(events)) {
+        const std::vector<std::string> cells = csv_fields(line);
+        if (cells.size() >= 7 && cells[0] == kind && std::stoull(cells[4]) >= min_bytes)
+            count++;
+    }
+    return count;
+}
+
 class E2ETest : public ::testing::Test {
 protected:
     void SetUp() override

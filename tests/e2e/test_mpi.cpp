@@ -17,7 +17,6 @@
 #include <map>
 #include <optional>
 #include <regex>
-#include <sstream>
 
 namespace e2e {
 namespace {
@@ -551,9 +550,12 @@ TEST_F(Mpi, PollPeriodsSleptInBlocksChangeNothingButTheRounds)
 // nic/lone_writes.cpp): the same simulated results (within SimGrid's
 // precision: a DMA write the other way on the link they share updates the
 // communication's rest a rounding error differently), a scheduling round
-// less per such command (the end of its latency). In the 2-rank ping-pong,
-// every Put; on a fat tree with one rank per node, the collectives' too; and
-// in the Portals ring, every Put.
+// less per such command (the end of its latency), and two per PIO payload
+// written before one (its end and the end of its latency: alone, the command
+// follows at the payload's end, with a single sleep to the command's). In the
+// 2-rank ping-pong, every Put; on a fat tree with one rank per node, the
+// collectives' too (337 of them with a PIO payload); and in the Portals ring,
+// every Put.
 TEST_F(Mpi, LoneCommandsChangeNothingButTheRounds)
 {
     for (const auto &[platform, job] :
@@ -575,6 +577,11 @@ TEST_F(Mpi, LoneCommandsChangeNothingButTheRounds)
         const double fewer = fewer_rounds(lone, written);
         // (The ring's two ranks write theirs at the same times: one round for both.)
         EXPECT_GE(fewer, 0.5 * commands) << program << ": rounds saved per command written alone";
+        if (platform != "default") {
+            const double pio = static_cast<double>(count_rows(lone.events, "PCI_PIO"));
+            EXPECT_GT(pio, 100) << program;
+            EXPECT_GE(fewer, commands + 1.5 * pio) << program << ": rounds saved per PIO payload written alone";
+        }
     }
 }
 
@@ -661,13 +668,7 @@ TEST_F(Mpi, LoneDmaWritesChangeNothingButTheRounds)
         ASSERT_TRUE(lone.report.has_value() && modelled.report.has_value());
         EXPECT_GT(counted_only_with(lone, modelled, "lone_dma_writes", program), 100) << program;
         // The writes the model simulated: a packet or more (kPciePacketBytes).
-        const std::regex large_write("^PCI_DMA_WRITE,[^,]*,[^,]*,[^,]*,([0-9]+),");
-        double large = 0;
-        std::istringstream rows(lone.events);
-        std::smatch match;
-        for (std::string row; std::getline(rows, row);)
-            if (std::regex_search(row, match, large_write) && std::stoull(match[1]) >= 512)
-                large++;
+        const auto large = static_cast<double>(count_rows(lone.events, "PCI_DMA_WRITE", 512));
         EXPECT_GT(large, 100) << program;
         EXPECT_GE(fewer_rounds(lone, modelled), large) << program << ": rounds saved per write the model simulated";
     }
