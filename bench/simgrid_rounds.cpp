@@ -4,12 +4,16 @@
 // and with many (each round then wakes a different one, as when many ranks
 // take turns), and of a simcall answered at once (a semaphore release). Each
 // round is timed twice: with SimGrid's own sleep, and with the server's
-// (simserver/actor_sleep.hpp: a kernel timer that releases the actor).
+// (simserver/actor_sleep.hpp: a kernel timer that releases the actor). And a
+// round that runs no actor at all, only a timer's callback in maestro (what
+// an engine driven by timers and communication ends would pay instead of an
+// actor's sleep).
 // tools/scale-bench.sh reads them next to the emulator's simulating time per
 // round, as tools/bench.sh reads the raw futex ping-pong next to our IPC.
 // Usage: simgrid_rounds [rounds (default 200000)] [actor counts... (default 1 1024)] [--cfg=name:value...]
 #include "actor_sleep.hpp"
 
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
@@ -89,6 +93,22 @@ int main(int argc, char** argv)
         std::printf("round waking 1 of %5ld actors%s: %8.3f us\n", actors, servers_sleep ? ", server's sleep" : "",
                     microseconds_since(start, per_actor * actors));
       }
+    }
+    {
+      // A chain of timers, each setting the next 1 us later, while this
+      // actor sleeps past the last: every round runs one callback, no actor.
+      struct Chain {
+        long left;
+        void next()
+        {
+          if (--left > 0)
+            simgrid::kernel::timer::Timer::set(s4u::Engine::get_clock() + 1e-6, [this] { next(); });
+        }
+      } chain{rounds + 1};
+      const auto start = Clock::now();
+      simgrid::kernel::timer::Timer::set(s4u::Engine::get_clock() + 1e-6, [&chain] { chain.next(); });
+      s4u::this_actor::sleep_for(static_cast<double>(rounds + 2) * 1e-6);
+      std::printf("round running a timer only: %8.3f us\n", microseconds_since(start, rounds + 1));
     }
     auto semaphore = s4u::Semaphore::create(0);
     const auto start = Clock::now();
