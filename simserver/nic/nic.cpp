@@ -94,9 +94,11 @@ void Nic::submit(std::unique_ptr<Message> message, uint64_t pio_bytes)
     if (pio_bytes > 0) { // PIO: payload to the NIC's scratch memory, fence, then the command
       // (Alone, the command follows at the payload's end: one sleep to the
       // command's end, lone_writes.cpp, and no date of its own for the fence.)
-      double pio_end = alone ? lone_write_end(start, pio_bytes) : -1;
-      if (not alone) {
-        write_over_pcie(alone, start, pio_bytes, caller);
+      double pio_end = 0;
+      if (alone) {
+        pio_end = lone_write_end(start, pio_bytes);
+      } else {
+        write_over_pcie(false, start, pio_bytes, caller);
         pio_end = sim_now();
       }
       account_pcie(statistics_, node_.nid, trace::Kind::PciePio, rank_of(*message), pio_bytes, start, pio_end);

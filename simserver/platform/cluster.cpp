@@ -172,14 +172,25 @@ std::vector<Node> load_cluster(const std::string& spec)
   return nodes;
 }
 
+namespace {
+
+// The links of the route from `from` to `to`.
+std::vector<s4u::Link*> route_links(s4u::Host* from, s4u::Host* to)
+{
+  std::vector<s4u::Link*> links;
+  double latency = 0;
+  from->route_to(to, links, &latency);
+  return links;
+}
+
+} // namespace
+
 std::set<const simgrid::s4u::Link*> pcie_links(const std::vector<Node>& nodes)
 {
   std::set<const simgrid::s4u::Link*> links;
   for (const auto& node : nodes)
     for (auto [from, to] : {std::pair{node.cpu, node.nic}, std::pair{node.nic, node.cpu}}) {
-      std::vector<simgrid::s4u::Link*> route;
-      double latency = 0;
-      from->route_to(to, route, &latency);
+      const std::vector<s4u::Link*> route = route_links(from, to);
       links.insert(route.begin(), route.end());
     }
   return links;
@@ -187,28 +198,22 @@ std::set<const simgrid::s4u::Link*> pcie_links(const std::vector<Node>& nodes)
 
 bool host_writes_share_no_link(const std::vector<Node>& nodes, const std::string& spec)
 {
-  auto route = [](s4u::Host* from, s4u::Host* to) {
-    std::vector<s4u::Link*> links;
-    double latency = 0;
-    from->route_to(to, links, &latency);
-    return links;
-  };
   std::set<const s4u::Link*> written; // the links the writes share
   for (const auto& node : nodes)
-    for (const auto* link : route(node.nic, node.cpu))
+    for (const auto* link : route_links(node.nic, node.cpu))
       if (link->get_sharing_policy() != s4u::Link::SharingPolicy::FATPIPE)
         written.insert(link);
   auto crosses_them = [&written](const std::vector<s4u::Link*>& links) {
     return std::any_of(links.begin(), links.end(), [&written](const s4u::Link* link) { return written.count(link) != 0; });
   };
   for (const auto& node : nodes)
-    if (crosses_them(route(node.cpu, node.nic)))
+    if (crosses_them(route_links(node.cpu, node.nic)))
       return false;
   if (nodes.size() > kRoutesChecked)
     return spec.rfind(kFatTreePrefix, 0) == 0;
   for (const auto& from : nodes)
     for (const auto& to : nodes)
-      if (from.nid != to.nid && crosses_them(route(from.nic, to.nic)))
+      if (from.nid != to.nid && crosses_them(route_links(from.nic, to.nic)))
         return false;
   return true;
 }
