@@ -230,6 +230,12 @@ Option<bool> g_acks_at_landing{
     "the simulation itself instead of by the engine's actor (same simulated results, one actor switch less per "
     "such ACK; nic/wire.hpp)",
     true};
+Option<bool> g_rx_in_maestro{
+    "s4bxi/rx-in-maestro", nullptr,
+    "Let a message that reaches an idle RX engine with nothing queued be handled at the end of the engine's delay "
+    "by the simulation itself instead of by the engine's actor, when nothing of its handling can block (same "
+    "simulated results, two actor switches less per such message; nic/wire.hpp)",
+    true};
 Option<bool> g_queued_puts{"s4bxi/queued-puts", nullptr,
                            "Let the process answer a PtlPut itself when it can check its arguments and its payload "
                            "fits the command (inline or PIO, at most 64 bytes): the Put goes to the server with the "
@@ -450,6 +456,7 @@ bool lone_dma_writes() { return g_lone_dma_writes.get(); }
 bool lone_messages() { return g_lone_messages.get(); }
 bool lone_arrivals() { return g_lone_arrivals.get(); }
 bool acks_at_landing() { return g_acks_at_landing.get(); }
+bool rx_in_maestro() { return g_rx_in_maestro.get(); }
 bool queued_puts() { return g_queued_puts.get(); }
 bool queued_dma_puts() { return g_queued_dma_puts.get(); }
 bool put_forecasts() { return g_put_forecasts.get(); }

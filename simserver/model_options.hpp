@@ -41,6 +41,9 @@ bool lone_arrivals();
 bool lone_dma_writes();
 // A BXI ACK of a response handled at its landing, without its RX engine (nic/wire.hpp).
 bool acks_at_landing();
+// A message an idle RX engine would take at its landing, handled at the end
+// of the engine's delay without its actor (nic/wire.hpp).
+bool rx_in_maestro();
 bool queued_puts();
 bool queued_dma_puts();
 bool put_forecasts();

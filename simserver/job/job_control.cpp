@@ -257,6 +257,8 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
   out << "  \"wire_alone\": " << (world_.wire != nullptr ? world_.wire->lone_messages() : 0) << ",\n";
   out << "  \"wire_alone_arrivals\": " << (world_.wire != nullptr ? world_.wire->lone_arrivals() : 0) << ",\n";
   out << "  \"wire_acks_at_landing\": " << (world_.wire != nullptr ? world_.wire->handled_at_landing() : 0) << ",\n";
+  out << "  \"rx_in_maestro\": {\"handled\": " << (world_.wire != nullptr ? world_.wire->handled_in_maestro() : 0)
+      << ", \"sent_back\": " << (world_.wire != nullptr ? world_.wire->sent_back_to_engines() : 0) << "},\n";
   // Ranks and threads parked while blocked in the kernel, and how often their
   // proxies were woken to look whether they may go on.
   out << "  \"parks\": {\"count\": " << world_.parks << ", \"wake_ups\": " << world_.park_wake_ups << "},\n";

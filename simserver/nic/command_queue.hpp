@@ -79,6 +79,8 @@ public:
 
   // Slots free now.
   [[nodiscard]] int free_slots() const { return free_slots_; }
+  // Whether push() would block now (no free slot, or others wait for one).
+  [[nodiscard]] bool push_blocks() const { return free_slots_ == 0 || blocked_pushers_ > 0; }
 
 private:
   struct Lane {

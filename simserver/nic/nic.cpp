@@ -247,10 +247,31 @@ void Nic::rx_loop(VirtualNetwork network, int lane)
       const double landed = message->landed_at;
       handle_received(network, lane, std::move(message), landed, false);
     });
+  if (options::rx_in_maestro())
+    received.handle_in_maestro([this, network, lane](MessagePtr& message) {
+      if (not handles_in_maestro(network))
+        return false;
+      const double landed = message->landed_at;
+      handle_received(network, lane, std::move(message), landed, true);
+      return true;
+    });
   while (true) {
     MessagePtr message = received.next();
     handle_received(network, lane, std::move(message), received.taken_at(), received.delay_ran());
   }
+}
+
+bool Nic::handles_in_maestro(VirtualNetwork network) const
+{
+  // Nothing of the handling may block maestro: the response to a request
+  // takes a slot of the command queue (one is free now, and nobody waits for
+  // one), and what the handling sends goes host to host (where an actor
+  // would take a mailbox, maestro has none). Not with faults (a lost message
+  // is sent again from a handler of its own) nor quick ACKs (the target
+  // completes the initiator's operation).
+  if (may_lose_messages() || world_.links_may_fail || params_.quick_acks || wire_.mailboxes_in_use())
+    return false;
+  return network != VirtualNetwork::Request || not queues_[static_cast<int>(VirtualNetwork::Response)]->push_blocks();
 }
 
 void Nic::handle_received(VirtualNetwork network, int lane, MessagePtr message, double taken, bool delay_ran)

@@ -107,6 +107,10 @@ private:
   // (`delay_ran`: its delay ran before it was handed over): in its context,
   // or in maestro for a BXI ACK handled at its landing (wire.hpp).
   void handle_received(VirtualNetwork network, int lane, MessagePtr message, double taken, bool delay_ran);
+  // Whether a message of `network` may be handled in maestro now, at the end
+  // of its RX engine's delay (s4bxi/rx-in-maestro, wire.hpp): nothing of its
+  // handling can block.
+  [[nodiscard]] bool handles_in_maestro(VirtualNetwork network) const;
   // How long an RX engine of `network` takes before it handles a message.
   [[nodiscard]] double rx_delay_s(VirtualNetwork network) const
   {

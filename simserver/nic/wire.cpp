@@ -55,7 +55,11 @@ MessagePtr RxLane::next()
   // date (a lone message's, exact, where the clock its timer sets may differ
   // in the last bit, and one handed over late is taken then too); else now.
   delay_ran_ = taken.delay_ran;
-  taken_at_ = waited || delay_ran_ ? taken.message->landed_at : sim_now();
+  // (One that landed while maestro handled the message before it, the
+  // engine busy then, is taken once that is done: handle_in_maestro.)
+  taken_at_ = delay_ran_ ? taken.message->landed_at
+              : waited   ? std::max(taken.message->landed_at, free_at_)
+                         : sim_now();
   if (taken.mailbox != nullptr) {
     // Out of its mailbox, which holds nothing else: answered at once, and
     // the mailbox is free for another message.
@@ -91,7 +95,8 @@ bool RxLane::idle_by(double when) const
   // Each handled in turn after its landing (a BXI ACK at once, one handed
   // over late at its timer): the engine is done no later than the last
   // timer plus a delay for each. A communication's end is not known.
-  double last = -std::numeric_limits<double>::infinity();
+  // (A message maestro handles keeps it busy until the end of its delay.)
+  double last = maestro_busy_ ? maestro_until_ : -std::numeric_limits<double>::infinity();
   std::size_t count = 0;
   for (const auto& [source, from_source] : on_their_way_)
     for (const CarriedMessage* at = from_source.first; at != nullptr; at = at->next_from_source) {
@@ -100,7 +105,7 @@ bool RxLane::idle_by(double when) const
       last = std::max(last, at->landing->get_date());
       count++;
     }
-  return count == 0 || last + static_cast<double>(count) * delay_s_ < when;
+  return last + static_cast<double>(count) * delay_s_ < when;
 }
 
 bool RxLane::handled_at_landing(const Message& message, const s4u::Mailbox* mailbox) const
@@ -110,13 +115,22 @@ bool RxLane::handled_at_landing(const Message& message, const s4u::Mailbox* mail
   // one of a response only makes it forget the response (no write to its
   // host, no message sent). One through a mailbox must be received by the
   // engine itself.
-  return at_landing_ && waiting_ && arrived_.empty() && mailbox == nullptr && message.kind == Message::Kind::BxiAck &&
-         message.acknowledges_response;
+  return at_landing_ && waiting_ && not maestro_busy_ && arrived_.empty() && mailbox == nullptr &&
+         message.kind == Message::Kind::BxiAck && message.acknowledges_response;
+}
+
+bool RxLane::goes_to_maestro(const CarriedMessage& carried) const
+{
+  // The engine waits with nothing before it: it would take the message at
+  // its landing, then sleep its delay (none for a BXI ACK, which it takes at
+  // once). One through a mailbox must be received by the engine itself.
+  return in_maestro_ && waiting_ && not maestro_busy_ && arrived_.empty() && carried.mailbox == nullptr &&
+         carried.message->kind != Message::Kind::BxiAck && delay_s_ > 0;
 }
 
 void RxLane::wake_if_waiting()
 {
-  if (waiting_ && not arrived_.empty()) {
+  if (waiting_ && not maestro_busy_ && not arrived_.empty()) {
     waiting_ = false;
     wake_->release();
   }
@@ -288,6 +302,58 @@ void Wire::hand_over_due()
   const double now = sim_now();
   for (auto due = handed_late_.upper_bound(now); due != handed_late_.end() && due->first - now < time_precision();)
     end_alone((due++)->second, true);
+  for (auto due = maestro_due_.upper_bound(now); due != maestro_due_.end() && due->first - now < time_precision();)
+    finish_in_maestro(*(due++)->second);
+}
+
+void Wire::start_in_maestro(RxLane& lane, MessagePtr message, bool delay_ran)
+{
+  lane.in_maestro_message_ = std::move(message);
+  lane.maestro_busy_ = true;
+  in_maestro_pending_++;
+  for (const auto& callback : message_taken_callbacks())
+    callback();
+  if (delay_ran) {
+    lane.maestro_until_ = sim_now();
+    lane.maestro_due_at_ = maestro_due_.end();
+    finish_in_maestro(lane);
+    return;
+  }
+  // Handled as the engine would: at its landing's own date plus the delay
+  // (within SimGrid's precision, hand_over_due, as the engine's sleep).
+  lane.maestro_until_ = lane.in_maestro_message_->landed_at + lane.delay_s_;
+  lane.maestro_due_at_ = maestro_due_.emplace(lane.maestro_until_, &lane);
+  lane.maestro_timer_ = simgrid::kernel::timer::Timer::set(lane.maestro_until_, [this, &lane] {
+    lane.maestro_timer_ = nullptr; // (SimGrid frees a timer that ran)
+    finish_in_maestro(lane);
+  });
+}
+
+void Wire::finish_in_maestro(RxLane& lane)
+{
+  if (lane.maestro_timer_ != nullptr) {
+    lane.maestro_timer_->remove();
+    lane.maestro_timer_ = nullptr;
+  }
+  if (lane.maestro_due_at_ != maestro_due_.end())
+    maestro_due_.erase(lane.maestro_due_at_);
+  lane.maestro_due_at_ = maestro_due_.end();
+  in_maestro_pending_--;
+  MessagePtr message = std::move(lane.in_maestro_message_);
+  if (lane.in_maestro_(message)) {
+    handled_in_maestro_++;
+  } else {
+    // Its delay has run: the engine handles it at once, before what landed since.
+    lane.arrived_.push_front({std::move(message), nullptr, true});
+    sent_back_to_engines_++;
+  }
+  lane.maestro_busy_ = false;
+  lane.free_at_ = sim_now();
+  lane.wake_if_waiting();
+  // (As the engine's wake-up at the end of its sleep would: the poll
+  // sentinel looks again, now that this no longer keeps the simulation going.)
+  for (const auto& callback : message_taken_callbacks())
+    callback();
 }
 
 void Wire::ended(const void* activity, bool finished)
@@ -342,12 +408,19 @@ void Wire::way_ended(CarriedMessage* carried, bool finished)
   // would take them at once and spend no time on them).
   const std::size_t queued = lane.arrived_.size();
   std::vector<MessagePtr> handled_now;
+  MessagePtr to_maestro;
+  bool maestro_delay_ran = false;
   while (first != nullptr && first->arrived) {
     CarriedMessage* next = first->next_from_source;
-    if (lane.handled_at_landing(*first->message, first->mailbox))
+    if (lane.handled_at_landing(*first->message, first->mailbox)) {
       handled_now.push_back(std::move(first->message));
-    else
+    } else if (lane.goes_to_maestro(*first)) {
+      maestro_delay_ran = first->handed_late;
+      to_maestro = std::move(first->message);
+      lane.maestro_busy_ = true; // (what follows it waits for the engine: start_in_maestro below)
+    } else {
       lane.arrived_.push_back({std::move(first->message), first->mailbox, first->handed_late});
+    }
     free_slot(first);
     first = next;
   }
@@ -361,6 +434,10 @@ void Wire::way_ended(CarriedMessage* carried, bool finished)
     for (const auto& callback : message_taken_callbacks())
       callback();
   }
+  if (to_maestro) {
+    lane.maestro_busy_ = false; // (set again there; after those at landing, which came before it)
+    start_in_maestro(lane, std::move(to_maestro), maestro_delay_ran);
+  }
   if (lost)
     (*lost_handler)(*lost, lost_bytes);
 }
@@ -373,6 +450,17 @@ void Wire::actor_ended(aid_t pid)
   RxLane& lane = *found->second;
   engines_.erase(found);
   lane.closed_ = true;
+  if (lane.maestro_busy_) { // (nothing handles it any more)
+    if (lane.maestro_timer_ != nullptr)
+      lane.maestro_timer_->remove();
+    lane.maestro_timer_ = nullptr;
+    if (lane.maestro_due_at_ != maestro_due_.end())
+      maestro_due_.erase(lane.maestro_due_at_);
+    lane.maestro_due_at_ = maestro_due_.end();
+    lane.in_maestro_message_.reset();
+    lane.maestro_busy_ = false;
+    in_maestro_pending_--;
+  }
   // (Each cancel ends its communication at once, through ended(): the lists
   // change under it.)
   std::vector<s4u::CommPtr> running;

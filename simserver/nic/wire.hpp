@@ -157,6 +157,16 @@ public:
   // (s4bxi/acks-at-landing; the same simulated time, one actor switch less).
   // Unset: every message wakes the engine.
   void handle_at_landing(std::function<void(MessagePtr)> handler) { at_landing_ = std::move(handler); }
+  // What the engine does, at the end of its delay, with a message that it
+  // takes at its landing (it waits, with nothing queued) and whose handling
+  // cannot block: the wire hands the message to `handler` then, in maestro,
+  // instead of waking the engine at the landing for it to sleep its delay
+  // (s4bxi/rx-in-maestro; the same simulated times, two actor switches less).
+  // The engine counts as busy meanwhile: what lands then waits for it. The
+  // handler returns false, leaving the message, when its handling may block
+  // after all (a full command queue): the engine handles it then, at once.
+  // Unset: every message wakes the engine.
+  void handle_in_maestro(std::function<bool(MessagePtr&)> handler) { in_maestro_ = std::move(handler); }
   // Called in an engine's context each time it takes a message (or in
   // maestro, for one handled at its landing). Nobody
   // waits for a message's communication, so its end fires no
@@ -176,6 +186,8 @@ private:
   // Whether `message`, arrived through `mailbox` (or none), goes to
   // at_landing_ rather than to the engine (handle_at_landing).
   [[nodiscard]] bool handled_at_landing(const Message& message, const simgrid::s4u::Mailbox* mailbox) const;
+  // Whether `carried`, arrived, goes to in_maestro_ (handle_in_maestro).
+  [[nodiscard]] bool goes_to_maestro(const CarriedMessage& carried) const;
   // Whether the engine is done, by `when`, with every message on its way to
   // it now (none through a communication).
   [[nodiscard]] bool idle_by(double when) const;
@@ -196,10 +208,19 @@ private:
   double delay_s_ = 0;   // the engine's delay before it handles a message (Wire::serve)
   double taken_at_ = 0;
   bool delay_ran_ = false;
+  // The message maestro handles at the end of its delay (handle_in_maestro),
+  // when, and its timer; and when the engine was last done with one there.
+  MessagePtr in_maestro_message_;
+  bool maestro_busy_ = false;
+  double maestro_until_ = 0;
+  simgrid::kernel::timer::Timer* maestro_timer_ = nullptr;
+  std::multimap<double, RxLane*>::iterator maestro_due_at_{}; // (Wire::maestro_due_, while maestro_busy_)
+  double free_at_ = -std::numeric_limits<double>::infinity();
   simgrid::s4u::ActorPtr engine_; // Wire::serve
   std::vector<simgrid::s4u::Mailbox*> idle_mailboxes_;
   unsigned mailboxes_made_ = 0;
   std::function<void(MessagePtr)> at_landing_;
+  std::function<bool(MessagePtr&)> in_maestro_;
 };
 
 class Wire {
@@ -244,6 +265,21 @@ public:
   // Messages handed to their lane's handler at their landing so far
   // (RxLane::handle_at_landing).
   [[nodiscard]] std::size_t handled_at_landing() const { return handled_at_landing_; }
+  // Messages that an engine's handler ran in maestro at the end of the
+  // engine's delay so far (RxLane::handle_in_maestro), and those of them that
+  // went to the engine after all.
+  [[nodiscard]] std::size_t handled_in_maestro() const { return handled_in_maestro_; }
+  [[nodiscard]] std::size_t sent_back_to_engines() const { return sent_back_to_engines_; }
+  // Messages waiting in maestro for the end of their engine's delay: each
+  // is a timer that keeps the simulation going (portals/poll_sentinel.cpp).
+  [[nodiscard]] static std::size_t in_maestro_pending() { return in_maestro_pending_; }
+  // Whether a message sent now (from maestro, which has no mailbox of its
+  // own) would go through a mailbox if an actor sent it: many messages on
+  // their way, where SimGrid's list of host-to-host communications is long.
+  [[nodiscard]] bool mailboxes_in_use() const
+  {
+    return mailboxes_beyond_ >= 0 && on_the_wire_.size() >= static_cast<std::size_t>(mailboxes_beyond_);
+  }
 
   // Ends the calling actor's oldest communications through mailboxes, up to
   // the first that SimGrid has not ended yet (simcalls, in which other actors
@@ -275,6 +311,11 @@ private:
   // Hands over, at a time advance, those handed over late that are due
   // within SimGrid's precision of the new date.
   void hand_over_due();
+  // Maestro takes the message that landed for `lane` and handles it at the
+  // end of the engine's delay (`delay_ran`: it has run: now).
+  void start_in_maestro(RxLane& lane, MessagePtr message, bool delay_ran);
+  // The end of that delay: the handler runs, or the engine takes the message.
+  void finish_in_maestro(RxLane& lane);
   CarriedMessage* take_slot();
   void free_slot(CarriedMessage* slot);
   // Whether this message goes through a mailbox of its lane.
@@ -304,6 +345,10 @@ private:
   std::size_t lone_arrivals_ = 0;
   std::size_t handled_at_landing_ = 0;
   static inline std::size_t lone_on_their_way_ = 0;
+  std::multimap<double, RxLane*> maestro_due_; // lanes whose message maestro handles, by that date
+  std::size_t handled_in_maestro_ = 0;
+  std::size_t sent_back_to_engines_ = 0;
+  static inline std::size_t in_maestro_pending_ = 0;
 };
 
 } // namespace s4bxi::nic

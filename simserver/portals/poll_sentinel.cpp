@@ -106,7 +106,8 @@ bool PollSentinel::something_ends_later()
   // a timer too, ends with its wake-up, which arms it.)
   // (A message crossing the wire alone is a timer, and queues at its lane:
   // its engine wakes, or takes it later, which arms it.)
-  return some_activity_started() || some_actor_sleeps() || nic::Wire::lone_on_their_way() > 0;
+  return some_activity_started() || some_actor_sleeps() || nic::Wire::lone_on_their_way() > 0 ||
+         nic::Wire::in_maestro_pending() > 0;
 }
 
 bool PollSentinel::some_activity_started()

@@ -674,6 +674,52 @@ TEST_F(Mpi, LoneDmaWritesChangeNothingButTheRounds)
     }
 }
 
+// A message that reaches an idle RX engine with nothing queued is handled at
+// the end of the engine's delay by the simulation itself, when nothing of its
+// handling can block (s4bxi/rx-in-maestro, nic/wire.hpp): the engine's actor
+// is neither woken at the landing nor after its sleep. In the ping-pong and
+// the put ring that is every message handled but the BXI ACKs (those of
+// responses are handled at their landing, the others at once by their
+// engine): the same events at the same times. On the fat tree, those through mailboxes (beyond 64 on their way)
+// go to their engine, and so does one whose answer would wait for a slot of
+// the command queue; the same job, not event for event: what a NIC sends at
+// one instant from a handling in maestro goes before what its engines send
+// then (node 11 sends a BXI ACK and an ACK to node 10 at one instant in the
+// other order, they land together, and node 10 takes the BXI ACK first,
+// 50 ns sooner).
+TEST_F(Mpi, RxInMaestroChangesNothingButWhoHandlesTheMessages)
+{
+    auto handled = [](const TracedRun &run) { return run.report->get("rx_in_maestro")->get("handled")->number; };
+    // The messages handled (a row of the wire each, at their handling) but the BXI ACKs.
+    auto all_but_bxi_acks = [](const TracedRun &run) {
+        double count = 0;
+        for (const std::string &line : lines(run.events)) {
+            const std::vector<std::string> cells = csv_fields(line);
+            if (cells.size() >= 8 && cells[7].rfind("wire", 0) == 0 && cells[0] != "BXI_ACK")
+                count++;
+        }
+        return count;
+    };
+    for (const std::string program : {"mpi_pingpong", "put_ring"}) {
+        const std::vector<std::string> job{"-n", "2", std::string(E2E_BINARY_DIR) + "/bench/" + program, "200", "8"};
+        const auto [maestro, engines] = run_with_and_without("s4bxi/rx-in-maestro", "default", job);
+        ASSERT_TRUE(maestro.report.has_value() && engines.report.has_value());
+        EXPECT_EQ(handled(engines), 0) << program;
+        EXPECT_GT(handled(maestro), 700) << program;
+        EXPECT_EQ(handled(maestro), all_but_bxi_acks(maestro)) << program;
+    }
+    auto run_option = [&](const std::string &value) {
+        return run_traced({"--cfg=s4bxi/compute:none", "--cfg=s4bxi/rx-in-maestro:" + value, "--platform", kFatTree16},
+                          {"-n", "16", mpi_program("mpi_collectives")});
+    };
+    const TracedRun maestro = run_option("yes"), engines = run_option("no");
+    expect_same_simulated_end(maestro.result, engines.result);
+    EXPECT_EQ(sorted_lines(maestro.result.out), sorted_lines(engines.result.out));
+    ASSERT_TRUE(maestro.report.has_value() && engines.report.has_value());
+    EXPECT_EQ(handled(engines), 0);
+    EXPECT_GT(handled(maestro), 0.5 * all_but_bxi_acks(maestro));
+}
+
 // A message alone on the wire that reaches an idle RX engine, with nothing
 // else able to reach that engine before the end of its delay, is handed over
 // then instead of at its landing (s4bxi/lone-arrivals, nic/wire.hpp): the
