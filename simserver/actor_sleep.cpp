@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace s4u = simgrid::s4u;
@@ -34,6 +36,8 @@ struct Group {
   simgrid::kernel::timer::Timer* timer = nullptr;
   Alarm* first = nullptr; // most dates have one sleeper: no vector to allocate
   std::vector<Alarm*> others;
+  std::vector<std::pair<CallHandle, std::function<void()>>> calls; // call_at's, in the order they were made
+  [[nodiscard]] bool empty() const { return first == nullptr && others.empty() && calls.empty(); }
 };
 
 std::vector<std::function<void()>>& wake_up_callbacks()
@@ -48,10 +52,18 @@ std::map<double, Group>& groups()
   return all;
 }
 
+// The date of each call_at not made yet.
+std::unordered_map<CallHandle, double>& call_dates()
+{
+  static std::unordered_map<CallHandle, double> all;
+  return all;
+}
+
 void wake(std::map<double, Group>::iterator group)
 {
   Alarm* first = group->second.first;
   const std::vector<Alarm*> others = std::move(group->second.others);
+  auto calls = std::move(group->second.calls);
   groups().erase(group);
   auto ring = [](Alarm* alarm) {
     alarm->asleep = false;
@@ -60,6 +72,36 @@ void wake(std::map<double, Group>::iterator group)
   if (first != nullptr)
     ring(first);
   std::for_each(others.begin(), others.end(), ring);
+  // (A call may set another: the group is gone by then.)
+  for (auto& [handle, call] : calls) {
+    call_dates().erase(handle);
+    call();
+  }
+  if (not calls.empty())
+    for (const auto& callback : wake_up_callbacks())
+      callback();
+}
+
+// The group of `when`, with its timer.
+std::map<double, Group>::iterator group_at(double when)
+{
+  auto [group, added] = groups().try_emplace(when);
+  if (added)
+    group->second.timer = simgrid::kernel::timer::Timer::set(when, [when] {
+      if (auto due = groups().find(when); due != groups().end())
+        wake(due);
+    });
+  return group;
+}
+
+// A group left with nothing to wake goes, with its timer: a timer left behind
+// would move simulated time on to its date.
+void drop_if_empty(std::map<double, Group>::iterator group)
+{
+  if (not group->second.empty())
+    return;
+  group->second.timer->remove();
+  groups().erase(group);
 }
 
 simgrid::xbt::Extension<s4u::Actor, Alarm> alarm_of_actor()
@@ -126,12 +168,7 @@ void sleep_until(double when)
     alarm = new Alarm;
     self->extension_set(alarm_of_actor(), alarm);
   }
-  auto [group, added] = groups().try_emplace(when);
-  if (added)
-    group->second.timer = simgrid::kernel::timer::Timer::set(when, [when] {
-      if (auto due = groups().find(when); due != groups().end())
-        wake(due);
-    });
+  auto group = group_at(when);
   if (group->second.first == nullptr)
     group->second.first = alarm;
   else
@@ -156,15 +193,39 @@ void sleep_until(double when)
       if (members.first == &alarm)
         members.first = nullptr;
       members.others.erase(std::remove(members.others.begin(), members.others.end(), &alarm), members.others.end());
-      if (members.first == nullptr && members.others.empty()) {
-        group->second.timer->remove();
-        groups().erase(group);
-      }
+      drop_if_empty(group);
     }
   } cancel{*alarm};
   alarm->bell->acquire();
   for (const auto& callback : wake_up_callbacks())
     callback();
+}
+
+CallHandle call_at(double when, std::function<void()> callback)
+{
+  xbt_assert(when > sim_now() && std::isfinite(when), "a call at no later, finite time");
+  xbt_assert(actors_run_one_at_a_time(), "calls at a time need actors that run one at a time");
+  hook_time_advances();
+  static CallHandle next = 0;
+  const CallHandle handle = ++next;
+  group_at(when)->second.calls.emplace_back(handle, std::move(callback));
+  call_dates().emplace(handle, when);
+  return handle;
+}
+
+void cancel_call(CallHandle handle)
+{
+  auto date = call_dates().find(handle);
+  if (date == call_dates().end())
+    return; // made already
+  auto group = groups().find(date->second);
+  call_dates().erase(date);
+  if (group == groups().end())
+    return;
+  auto& calls = group->second.calls;
+  calls.erase(std::remove_if(calls.begin(), calls.end(), [handle](const auto& call) { return call.first == handle; }),
+              calls.end());
+  drop_if_empty(group);
 }
 
 void on_wake_up_cb(std::function<void()> callback)

@@ -28,8 +28,18 @@ bool some_actor_sleeps();
 // time moves to ends in that round, as SimGrid's models end their actions;
 // the server's timers do the same (here, and nic/wire.cpp).
 double time_precision();
+// Runs `callback` in maestro at `when` (later than now, finite), in the
+// round where an actor sleeping until then wakes, before the actors run: a
+// delay of the simulation's own, without an actor to switch to (the NIC's TX
+// engines, nic/nic.cpp). It counts as a sleep for some_actor_sleeps, and the
+// wake-up callbacks run after it. Returns what cancel_call takes.
+using CallHandle = unsigned long long;
+CallHandle call_at(double when, std::function<void()> callback);
+// Forgets a call not made yet (nothing when it was made).
+void cancel_call(CallHandle handle);
 // Called in the actor's context once it wakes from a sleep, as SimGrid's
-// Actor::on_wake_up is after this_actor::sleep_for.
+// Actor::on_wake_up is after this_actor::sleep_for (and in maestro after the
+// calls of call_at).
 void on_wake_up_cb(std::function<void()> callback);
 
 } // namespace s4bxi

@@ -230,6 +230,12 @@ Option<bool> g_acks_at_landing{
     "the simulation itself instead of by the engine's actor (same simulated results, one actor switch less per "
     "such ACK; nic/wire.hpp)",
     true};
+Option<bool> g_tx_in_maestro{
+    "s4bxi/tx-in-maestro", nullptr,
+    "Let a message that an idle TX engine would take at once have its TX delay run and be sent by the simulation "
+    "itself instead of by the engine's actor, when nothing of that can block (no DMA read of its payload; same "
+    "simulated results, two actor switches less per such message; nic/nic.cpp)",
+    true};
 Option<bool> g_rx_in_maestro{
     "s4bxi/rx-in-maestro", nullptr,
     "Let a message that reaches an idle RX engine with nothing queued be handled at the end of the engine's delay "
@@ -457,6 +463,7 @@ bool lone_messages() { return g_lone_messages.get(); }
 bool lone_arrivals() { return g_lone_arrivals.get(); }
 bool acks_at_landing() { return g_acks_at_landing.get(); }
 bool rx_in_maestro() { return g_rx_in_maestro.get(); }
+bool tx_in_maestro() { return g_tx_in_maestro.get(); }
 bool queued_puts() { return g_queued_puts.get(); }
 bool queued_dma_puts() { return g_queued_dma_puts.get(); }
 bool put_forecasts() { return g_put_forecasts.get(); }

@@ -44,6 +44,9 @@ bool acks_at_landing();
 // A message an idle RX engine would take at its landing, handled at the end
 // of the engine's delay without its actor (nic/wire.hpp).
 bool rx_in_maestro();
+// A message an idle TX engine would take at once, its delay run and sent
+// without the engine's actor (nic/nic.cpp).
+bool tx_in_maestro();
 bool queued_puts();
 bool queued_dma_puts();
 bool put_forecasts();

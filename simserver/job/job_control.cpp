@@ -259,6 +259,13 @@ bool JobControl::write_report(int status, const std::string& stop_reason) const
   out << "  \"wire_acks_at_landing\": " << (world_.wire != nullptr ? world_.wire->handled_at_landing() : 0) << ",\n";
   out << "  \"rx_in_maestro\": {\"handled\": " << (world_.wire != nullptr ? world_.wire->handled_in_maestro() : 0)
       << ", \"sent_back\": " << (world_.wire != nullptr ? world_.wire->sent_back_to_engines() : 0) << "},\n";
+  uint64_t sent_from_maestro = 0, tx_sent_back = 0;
+  for (const auto& nic : world_.nics)
+    if (nic) {
+      sent_from_maestro += nic->statistics().sent_from_maestro;
+      tx_sent_back += nic->statistics().tx_sent_back;
+    }
+  out << "  \"tx_in_maestro\": {\"sent\": " << sent_from_maestro << ", \"sent_back\": " << tx_sent_back << "},\n";
   // Ranks and threads parked while blocked in the kernel, and how often their
   // proxies were woken to look whether they may go on.
   out << "  \"parks\": {\"count\": " << world_.parks << ", \"wake_ups\": " << world_.park_wake_ups << "},\n";

@@ -30,6 +30,13 @@ public:
 
   void push(T item, int lane = 0)
   {
+    take_slot();
+    push_unbounded(std::move(item), lane);
+  }
+
+  // The first half of push(): takes a slot, and may block for one.
+  void take_slot()
+  {
     if (free_slots_ > 0 && blocked_pushers_ == 0) {
       free_slots_--;
     } else {
@@ -39,7 +46,6 @@ public:
       blocked_pushers_++;
       slot_handed_over_->acquire();
     }
-    push_unbounded(std::move(item), lane);
   }
 
   // Queues an item that does not take one of the depth's slots (work the NIC
@@ -48,10 +54,27 @@ public:
   {
     auto& l = lanes_[static_cast<size_t>(lane)];
     l.queue.push_back(std::move(item));
-    if (l.consumer_waits) {
-      l.consumer_waits = false;
-      l.item_arrived->release();
-    }
+    wake_consumer(l);
+  }
+
+  // Whether the lane's consumer waits for an item with none queued, and no
+  // one else holds the lane: an item pushed now would be its at once.
+  [[nodiscard]] bool consumer_idle(int lane) const
+  {
+    const auto& l = lanes_[static_cast<size_t>(lane)];
+    return l.consumer_waits && l.queue.empty() && not l.held;
+  }
+  // Someone else works on the lane's next item meanwhile (the NIC, in
+  // maestro): what is pushed waits for it, and the consumer is not woken.
+  void hold(int lane) { lanes_[static_cast<size_t>(lane)].held = true; }
+  // That is done; `item`, if given, goes first (it is the consumer's after all).
+  void release_hold(int lane, T* item = nullptr)
+  {
+    auto& l = lanes_[static_cast<size_t>(lane)];
+    l.held = false;
+    if (item != nullptr)
+      l.queue.push_front(std::move(*item));
+    wake_consumer(l);
   }
 
   // Takes the oldest command of the lane; its slot stays used until release_slot().
@@ -86,8 +109,16 @@ private:
   struct Lane {
     simgrid::s4u::SemaphorePtr item_arrived; // released only while the consumer waits
     bool consumer_waits = false;
+    bool held = false;
     std::deque<T> queue;
   };
+  void wake_consumer(Lane& l)
+  {
+    if (l.consumer_waits && not l.held && not l.queue.empty()) {
+      l.consumer_waits = false;
+      l.item_arrived->release();
+    }
+  }
   int free_slots_;
   int blocked_pushers_ = 0;
   simgrid::s4u::SemaphorePtr slot_handed_over_;

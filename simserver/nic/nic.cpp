@@ -47,6 +47,7 @@ Nic::Nic(World& world, Wire& wire, const platform::Node& node, std::shared_ptr<F
   for (int vn = 0; vn < kVirtualNetworks; ++vn) {
     queues_[vn] = std::make_unique<CommandQueue<TxItem>>(params_.command_queue_depth, params_.tx_actors);
     rx_lanes_[vn].resize(static_cast<size_t>(params_.rx_actors));
+    tx_in_maestro_[vn].resize(static_cast<size_t>(params_.tx_actors));
   }
   e2e_.wake = s4u::Semaphore::create(0);
   lost_on_the_way_ = [this](Message& lost, uint64_t bytes_on_wire) { lost_on_the_way(lost, bytes_on_wire); };
@@ -120,10 +121,58 @@ void Nic::enqueue(MessagePtr message, bool holds_slot)
   // call creates: it cannot land before what LandingBounds allows for those).
   world_.landing.begin_tx(*message, sim_now());
   const int lane = tx_lane(*message);
+  const VirtualNetwork network = message->network();
+  auto& commands = queue(network);
   if (holds_slot)
-    queue(message->network()).push({std::move(message), true}, lane);
+    commands.take_slot(); // (may block: an actor's, or a push that cannot, Nic::handles_in_maestro)
+  if (tx_in_maestro(network, lane, *message))
+    start_tx_in_maestro(network, lane, {std::move(message), holds_slot});
   else
-    queue(message->network()).push_unbounded({std::move(message), false}, lane);
+    commands.push_unbounded({std::move(message), holds_slot}, lane);
+}
+
+bool Nic::tx_in_maestro(VirtualNetwork network, int lane, const Message& message)
+{
+  return options::tx_in_maestro() && queue(network).consumer_idle(lane) && message.payload_captured &&
+         not message.needs_dma_read && message.kind != Message::Kind::BxiAck && params_.tx_delay_s > 0 &&
+         not may_lose_messages() && not world_.links_may_fail;
+}
+
+void Nic::start_tx_in_maestro(VirtualNetwork network, int lane, TxItem item)
+{
+  // The engine takes it now and sleeps its delay: the simulation runs the
+  // delay itself, and what is queued meanwhile waits for the engine.
+  queue(network).hold(lane);
+  item.started = sim_now();
+  TxInMaestro& pending = tx_in_maestro_[static_cast<int>(network)][static_cast<size_t>(lane)];
+  pending.item = std::move(item);
+  pending.pending = true;
+  pending.call = s4bxi::call_at(pending.item.started + params_.tx_delay_s,
+                                [this, network, lane] { end_tx_in_maestro(network, lane); });
+}
+
+void Nic::end_tx_in_maestro(VirtualNetwork network, int lane)
+{
+  TxInMaestro& pending = tx_in_maestro_[static_cast<int>(network)][static_cast<size_t>(lane)];
+  pending.pending = false;
+  TxItem item = std::move(pending.item);
+  auto& commands = queue(network);
+  if (wire_.mailboxes_in_use()) {
+    // Its engine's actor sends it (through a mailbox), at once: its delay ran.
+    item.delay_ran = true;
+    statistics_.tx_sent_back++;
+    commands.release_hold(lane, &item);
+    return;
+  }
+  if (not item.message->acked) // (else a retransmission acknowledged while it waited)
+    transmit(item.message.get(), nullptr, &item.started);
+  else
+    world_.landing.ended(*item.message);
+  world_.landing.end_tx(*item.message);
+  statistics_.sent_from_maestro++;
+  if (item.holds_slot)
+    commands.release_slot();
+  commands.release_hold(lane);
 }
 
 void Nic::write_command()
@@ -146,10 +195,18 @@ void Nic::inject(std::unique_ptr<Message> message)
 void Nic::tx_loop(VirtualNetwork network, int lane)
 {
   auto& commands = queue(network);
+  // Killed (the job's end) while the simulation ran its delay for it: that
+  // message is never sent, as when the engine is killed in its own sleep.
+  s4u::this_actor::on_exit([this, network, lane](bool) {
+    TxInMaestro& pending = tx_in_maestro_[static_cast<int>(network)][static_cast<size_t>(lane)];
+    if (pending.pending)
+      s4bxi::cancel_call(pending.call);
+    pending.pending = false;
+  });
   while (true) {
     TxItem item = commands.pop(lane);
     if (not item.message->acked) // else a retransmission acknowledged while it waited
-      transmit(item.message.get());
+      transmit(item.message.get(), nullptr, item.delay_ran ? &item.started : nullptr);
     else
       world_.landing.ended(*item.message);
     world_.landing.end_tx(*item.message);
@@ -158,9 +215,9 @@ void Nic::tx_loop(VirtualNetwork network, int lane)
   }
 }
 
-void Nic::transmit(Message* message, const Message* acknowledged)
+void Nic::transmit(Message* message, const Message* acknowledged, const double* delay_ran_since)
 {
-  const double start = sim_now();
+  const double start = delay_ran_since != nullptr ? *delay_ran_since : sim_now();
   const uint64_t length = message->payload_captured ? message->payload.size() : message->op->length;
   if (not message->payload_captured && message->op && not world_.ranks[message->op->rank].alive) {
     // Its rank ended before the NIC read the payload: its memory is gone and
@@ -193,7 +250,7 @@ void Nic::transmit(Message* message, const Message* acknowledged)
     const double first_packet = static_cast<double>(std::min<uint64_t>(length, kPciePacketBytes));
     s4bxi::sleep_for(params_.pci_latency_s + first_packet / params_.pci_transfer_cap_Bps);
   }
-  if (message->kind != Message::Kind::BxiAck) // emitted by the RX engine without TX processing (e2e.cpp)
+  if (message->kind != Message::Kind::BxiAck && delay_ran_since == nullptr) // (a BXI ACK has none: e2e.cpp)
     s4bxi::sleep_for(params_.tx_delay_s);
 
   // Once put on the wire, the message is shared with the receiving RX engine

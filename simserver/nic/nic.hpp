@@ -11,6 +11,7 @@
 #include "nic_parameters.hpp"
 #include "traffic.hpp"
 #include "wire.hpp"
+#include "../actor_sleep.hpp"
 #include "../world.hpp"
 
 #include <simgrid/s4u/Comm.hpp>
@@ -41,6 +42,10 @@ struct NicStatistics {
   // triggered operation released after its process exited, a large Put it
   // did not wait for): never sent.
   uint64_t operations_dropped = 0;
+  // Messages a TX engine's delay ran for in maestro (s4bxi/tx-in-maestro):
+  // sent from there, or handed to the engine at the end of the delay.
+  uint64_t sent_from_maestro = 0;
+  uint64_t tx_sent_back = 0;
 };
 
 class Nic {
@@ -99,6 +104,10 @@ private:
   struct TxItem {
     MessagePtr message;
     bool holds_slot = false;
+    // Its TX delay has run, since `started`: the engine sends it at once
+    // (it went to the engine after a delay run in maestro, tx_in_maestro).
+    bool delay_ran = false;
+    double started = 0;
   };
 
   void tx_loop(VirtualNetwork network, int lane);
@@ -117,7 +126,23 @@ private:
     return network == VirtualNetwork::Request ? params_.rx_delay_s : params_.response_delay_s;
   }
   // `acknowledged`: the message whose handling sends this BXI ACK.
-  void transmit(Message* message, const Message* acknowledged = nullptr);
+  // `delay_ran_since`: the TX delay began then and has run (else it runs now).
+  void transmit(Message* message, const Message* acknowledged = nullptr, const double* delay_ran_since = nullptr);
+  // A message that an idle TX engine would take now, its delay run by the
+  // simulation itself and the message sent from maestro at its end
+  // (s4bxi/tx-in-maestro), when nothing of that can block: no DMA read of its
+  // payload, and it goes on the wire host to host (many messages on their
+  // way: the engine's actor sends it through a mailbox).
+  [[nodiscard]] bool tx_in_maestro(VirtualNetwork network, int lane, const Message& message);
+  void start_tx_in_maestro(VirtualNetwork network, int lane, TxItem item);
+  void end_tx_in_maestro(VirtualNetwork network, int lane);
+  // What the TX engine's delay runs for in maestro, per lane.
+  struct TxInMaestro {
+    TxItem item;
+    CallHandle call = 0;
+    bool pending = false;
+  };
+  std::array<std::vector<TxInMaestro>, kVirtualNetworks> tx_in_maestro_;
   // Target side (portals/target.cpp): matching, data, events, response.
   void handle_request(MessagePtr message);
   // Initiator side (portals/initiator.cpp): reply data, SEND/ACK/REPLY events and counts.

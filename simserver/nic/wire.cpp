@@ -517,7 +517,10 @@ void Wire::end_sent_through_mailboxes()
 
 CarriedMessage* Wire::take_slot()
 {
-  if (free_.empty())
+  // (A slot freed at the end of its communication in this very round, before
+  // SimGrid has finished that communication: a message sent from maestro
+  // then, at a timer of this date, must not drop it while it runs.)
+  if (free_.empty() || (free_.back()->comm && free_.back()->comm->get_state() == s4u::Activity::State::STARTED))
     return &slots_.emplace_back();
   CarriedMessage* slot = free_.back();
   free_.pop_back();
