@@ -295,6 +295,7 @@ void Wire::end_alone(CarriedMessage* carried, bool finished)
 
 void Wire::hand_over_due()
 {
+  ending_.clear(); // (SimGrid finished them in the round they ended)
   // As the engine's own sleep of its delay would (actor_sleep.hpp): handed
   // over in the round whose date is within SimGrid's precision of the end
   // of the delay, not in a round of its own a rounding error later. (Those
@@ -517,13 +518,17 @@ void Wire::end_sent_through_mailboxes()
 
 CarriedMessage* Wire::take_slot()
 {
-  // (A slot freed at the end of its communication in this very round, before
-  // SimGrid has finished that communication: a message sent from maestro
-  // then, at a timer of this date, must not drop it while it runs.)
-  if (free_.empty() || (free_.back()->comm && free_.back()->comm->get_state() == s4u::Activity::State::STARTED))
+  if (free_.empty())
     return &slots_.emplace_back();
   CarriedMessage* slot = free_.back();
   free_.pop_back();
+  // A slot freed at the end of its communication in this very round, before
+  // SimGrid has finished that communication, taken by a message sent from
+  // maestro then (at a timer of this date): the communication is kept until
+  // time moves on, not dropped while it runs. (One through a mailbox stays
+  // started until its sender ends it: its sender keeps it too.)
+  if (slot->comm && slot->comm->get_state() == s4u::Activity::State::STARTED)
+    ending_.push_back(std::move(slot->comm));
   return slot;
 }
 

@@ -255,6 +255,9 @@ public:
 
   // Messages not queued at their lane yet (for tests).
   [[nodiscard]] std::size_t on_their_way() const { return slots_.size() - free_.size(); }
+  // Slots made so far: as many as messages were on their way at once, each
+  // reused once its message has arrived (for tests: the memory stays flat).
+  [[nodiscard]] std::size_t slots() const { return slots_.size(); }
   // Messages that went through a mailbox so far (for tests).
   [[nodiscard]] std::size_t through_mailboxes() const { return through_mailboxes_; }
   // Messages that crossed alone so far, and those on their way now.
@@ -345,6 +348,7 @@ private:
   std::size_t lone_arrivals_ = 0;
   std::size_t handled_at_landing_ = 0;
   static inline std::size_t lone_on_their_way_ = 0;
+  std::vector<simgrid::s4u::CommPtr> ending_; // of slots taken in the round their communication ended (take_slot)
   std::multimap<double, RxLane*> maestro_due_; // lanes whose message maestro handles, by that date
   std::size_t handled_in_maestro_ = 0;
   std::size_t sent_back_to_engines_ = 0;

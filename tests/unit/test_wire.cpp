@@ -169,4 +169,7 @@ TEST(Wire, MessagesArriveInTheOrderTheyLandAndEachSourceKeepsItsOrder)
   // simulation ended with the last actor.
   EXPECT_EQ(s4u::Engine::get_clock(), 4.0);
   EXPECT_EQ(wire.on_their_way(), 0U);
+  // Each slot reused once its message has arrived, those through mailboxes
+  // too (their senders end their communications later).
+  EXPECT_LE(wire.slots(), most_on_their_way + 1);
 }
