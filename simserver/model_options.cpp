@@ -300,7 +300,7 @@ Option<int> g_wire_mailboxes{"s4bxi/wire-mailboxes-beyond", nullptr,
                              "through a mailbox of its receiving engine rather than a host-to-host one: SimGrid "
                              "walks its list of host-to-host communications each time one ends, and a mailbox one "
                              "costs three simcalls instead (same route and times, same simulated results); -1: never",
-                             64, at_least(-1)};
+                             256, at_least(-1)};
 Option<bool> g_early_put_answer{"s4bxi/early-put-answer", nullptr,
                                 "Answer PtlPut, PtlGet and the atomics once their arguments are checked, before the "
                                 "PCIe write of their command, when nothing the NIC does can touch the rank's memory "
