@@ -303,8 +303,6 @@ void Wire::hand_over_due()
   const double now = sim_now();
   for (auto due = handed_late_.upper_bound(now); due != handed_late_.end() && due->first - now < time_precision();)
     end_alone((due++)->second, true);
-  for (auto due = maestro_due_.upper_bound(now); due != maestro_due_.end() && due->first - now < time_precision();)
-    finish_in_maestro(*(due++)->second);
 }
 
 void Wire::start_in_maestro(RxLane& lane, MessagePtr message, bool delay_ran)
@@ -316,29 +314,17 @@ void Wire::start_in_maestro(RxLane& lane, MessagePtr message, bool delay_ran)
     callback();
   if (delay_ran) {
     lane.maestro_until_ = sim_now();
-    lane.maestro_due_at_ = maestro_due_.end();
     finish_in_maestro(lane);
     return;
   }
-  // Handled as the engine would: at its landing's own date plus the delay
-  // (within SimGrid's precision, hand_over_due, as the engine's sleep).
+  // Handled as the engine would: at its landing's own date plus the delay,
+  // in the round where the engine's sleep would end (s4bxi::call_at).
   lane.maestro_until_ = lane.in_maestro_message_->landed_at + lane.delay_s_;
-  lane.maestro_due_at_ = maestro_due_.emplace(lane.maestro_until_, &lane);
-  lane.maestro_timer_ = simgrid::kernel::timer::Timer::set(lane.maestro_until_, [this, &lane] {
-    lane.maestro_timer_ = nullptr; // (SimGrid frees a timer that ran)
-    finish_in_maestro(lane);
-  });
+  lane.maestro_call_ = s4bxi::call_at(lane.maestro_until_, [this, &lane] { finish_in_maestro(lane); });
 }
 
 void Wire::finish_in_maestro(RxLane& lane)
 {
-  if (lane.maestro_timer_ != nullptr) {
-    lane.maestro_timer_->remove();
-    lane.maestro_timer_ = nullptr;
-  }
-  if (lane.maestro_due_at_ != maestro_due_.end())
-    maestro_due_.erase(lane.maestro_due_at_);
-  lane.maestro_due_at_ = maestro_due_.end();
   in_maestro_pending_--;
   MessagePtr message = std::move(lane.in_maestro_message_);
   if (lane.in_maestro_(message)) {
@@ -452,12 +438,7 @@ void Wire::actor_ended(aid_t pid)
   engines_.erase(found);
   lane.closed_ = true;
   if (lane.maestro_busy_) { // (nothing handles it any more)
-    if (lane.maestro_timer_ != nullptr)
-      lane.maestro_timer_->remove();
-    lane.maestro_timer_ = nullptr;
-    if (lane.maestro_due_at_ != maestro_due_.end())
-      maestro_due_.erase(lane.maestro_due_at_);
-    lane.maestro_due_at_ = maestro_due_.end();
+    s4bxi::cancel_call(lane.maestro_call_);
     lane.in_maestro_message_.reset();
     lane.maestro_busy_ = false;
     in_maestro_pending_--;

@@ -71,6 +71,7 @@
 #pragma once
 
 #include "message.hpp"
+#include "../actor_sleep.hpp" // call_at
 
 #include <simgrid/forward.h>
 #include <simgrid/kernel/Timer.hpp>
@@ -209,12 +210,12 @@ private:
   double taken_at_ = 0;
   bool delay_ran_ = false;
   // The message maestro handles at the end of its delay (handle_in_maestro),
-  // when, and its timer; and when the engine was last done with one there.
+  // when, and the call that does it; and when the engine was last done with
+  // one there.
   MessagePtr in_maestro_message_;
   bool maestro_busy_ = false;
   double maestro_until_ = 0;
-  simgrid::kernel::timer::Timer* maestro_timer_ = nullptr;
-  std::multimap<double, RxLane*>::iterator maestro_due_at_{}; // (Wire::maestro_due_, while maestro_busy_)
+  CallHandle maestro_call_ = 0;
   double free_at_ = -std::numeric_limits<double>::infinity();
   simgrid::s4u::ActorPtr engine_; // Wire::serve
   std::vector<simgrid::s4u::Mailbox*> idle_mailboxes_;
@@ -349,7 +350,6 @@ private:
   std::size_t handled_at_landing_ = 0;
   static inline std::size_t lone_on_their_way_ = 0;
   std::vector<simgrid::s4u::CommPtr> ending_; // of slots taken in the round their communication ended (take_slot)
-  std::multimap<double, RxLane*> maestro_due_; // lanes whose message maestro handles, by that date
   std::size_t handled_in_maestro_ = 0;
   std::size_t sent_back_to_engines_ = 0;
   static inline std::size_t in_maestro_pending_ = 0;
