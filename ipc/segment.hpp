@@ -252,9 +252,9 @@ struct alignas(64) Channel {
   // Calls the process answered itself (ipc::QueuedCall), waiting for the
   // server in the order they were made. `queued_state` counts them: the
   // process fills the next entry, then counts it by a compare-and-swap from
-  // the count before; the server claims them (kQueuedCallsClaimed), copies
-  // and runs them, and only its next reply sets the count back to zero (a
-  // call queued after the claim fails its swap, and goes to the server).
+  // the count before; the server copies and runs those counted when it
+  // looks (the process goes on queuing after them meanwhile), and only its
+  // next reply, which the process waits for, sets the count back to zero.
   // Sequentially consistent, as `parked`: either the server sees a call when
   // it parks the rank, or the process sees `parked`.
   alignas(64) std::atomic<uint32_t> queued_state;
@@ -263,7 +263,6 @@ struct alignas(64) Channel {
   Lane lanes[kMaxLanes];
   alignas(64) StagedWrites staged;
 };
-inline constexpr uint32_t kQueuedCallsClaimed = 1U << 31;
 
 // The segment's layout: a header page, a scheduling page, then one channel
 // per rank, each on pages of its own, so that a rank can map its own channel

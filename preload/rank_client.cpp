@@ -631,12 +631,14 @@ bool may_queue(std::unique_lock<std::mutex>& lock)
 // Leaves `call` (its op and arguments filled) in the channel after the calls
 // already there, at the rank's clock, after the polls answered so far
 // (ipc::QueuedCall); the clock moves on to `end_ns`, the call's end. False,
-// with nothing changed, when the queue is full or the server claimed it
-// meanwhile: the call goes to the server.
+// with nothing changed, when the queue is full (or the count is not the one
+// just read: only a stray write changes it meanwhile): the call goes to the
+// server. (The server may have run the calls before it already: that
+// changes nothing here.)
 bool queue(const ipc::QueuedCall& call, const sim_clock::LocalStep& planned, int64_t end_ns)
 {
   const uint32_t count = channel->queued_state.load(std::memory_order_seq_cst);
-  if ((count & ipc::kQueuedCallsClaimed) != 0 || count >= ipc::kMaxQueuedCalls)
+  if (count >= ipc::kMaxQueuedCalls)
     return false;
   ipc::QueuedCall& slot = channel->queued_calls[count];
   std::memcpy(&slot, &call, ipc::queued_call_bytes(call));

@@ -492,10 +492,11 @@ void RankProxy::reply(ipc::Reply reply)
     last_answer_at_ = reply.now;
     last_horizon_ = reply.horizon;
     ran_ahead_s_ = 0;
-    // The calls it queued were run (claimed): it may queue again from here.
-    if (queued_claimed_) {
+    // The calls it queued were run (the process waits for this answer, and
+    // queues nothing meanwhile): it queues again from the first slot.
+    if (queued_taken_ > 0) {
       channel->queued_state.store(0, std::memory_order_seq_cst);
-      queued_claimed_ = false;
+      queued_taken_ = 0;
     }
     if (not answer_out_) {
       if (world_.answers_out > 0)
@@ -618,34 +619,24 @@ void RankProxy::replay_published_polls()
 void RankProxy::run_queued_calls()
 {
   ipc::Channel* channel = world_.processes->channel(rank_);
-  // Claimed when there are some (none: a call queued from now on is seen
-  // the next time, or the process sees `parked`): the process queues no more
-  // until the next reply.
-  uint32_t state = channel->queued_state.load(std::memory_order_seq_cst);
-  // Only this proxy sets the claim, and only its reply takes it back: any
-  // other word there is the program's stray write.
-  auto check = [&](uint32_t seen) {
-    const bool claimed = (seen & ipc::kQueuedCallsClaimed) != 0;
-    if (claimed != queued_claimed_ || (seen & ~ipc::kQueuedCallsClaimed) > ipc::kMaxQueuedCalls) {
-      char text[64];
-      std::snprintf(text, sizeof text, "its queued calls count 0x%x", seen);
-      overwritten(text);
-    }
-  };
-  check(state);
-  while (not queued_claimed_ && state != 0 &&
-         not channel->queued_state.compare_exchange_weak(state, state | ipc::kQueuedCallsClaimed,
-                                                         std::memory_order_seq_cst))
-    check(state);
-  if (queued_claimed_ || state == 0)
-    return;
-  queued_claimed_ = true;
-  for (uint32_t i = 0; i < state; ++i) {
+  // The calls counted so far that it has not run yet. It takes them without
+  // a claim: the process goes on queuing after them, as it would have had
+  // the server not looked (a look at a liveness period comes at a moment
+  // real time decides, and what the process does next must not depend on it).
+  const uint32_t counted = channel->queued_state.load(std::memory_order_seq_cst);
+  // Only the process counts up, and only this proxy's reply sets the count
+  // back to zero: any other word there is the program's stray write.
+  if (counted > ipc::kMaxQueuedCalls || counted < queued_taken_) {
+    char text[64];
+    std::snprintf(text, sizeof text, "its queued calls count 0x%x", counted);
+    overwritten(text);
+  }
+  for (; queued_taken_ < counted; ++queued_taken_) {
     // Copied: the channel is the process's to write. Its fields first, then
     // as much of the payload as they say was captured (bounded): the rest
     // of the slot may hold an earlier call's bytes, which nothing reads.
     ipc::QueuedCall queued;
-    const ipc::QueuedCall& slot = channel->queued_calls[i];
+    const ipc::QueuedCall& slot = channel->queued_calls[queued_taken_];
     std::memcpy(static_cast<void*>(&queued), &slot, ipc::kQueuedCallFieldBytes); // (trivially copyable)
     std::memcpy(queued.put_payload, slot.put_payload, ipc::queued_call_bytes(queued) - ipc::kQueuedCallFieldBytes);
     run_queued_call(queued);

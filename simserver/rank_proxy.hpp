@@ -114,7 +114,7 @@ private:
   // Its rank's process called back on its answer, or ended: the answer is
   // no longer out (World::answers_out).
   void answer_taken();
-  bool queued_claimed_ = false; // it claimed the calls queued in the channel (run_queued_calls)
+  uint32_t queued_taken_ = 0; // of the calls queued in the channel since its last reply, those it ran (run_queued_calls)
   double asleep_since_ = -1; // real time since which the process sleeps in the kernel
   std::optional<job::ThreadCpuClock> rank_cpu_; // its main thread's, while it computes (s4bxi/run-ahead)
   double ran_ahead_s_ = 0;   // simulated time already let go by while the rank computed

@@ -175,6 +175,33 @@ TEST_F(LocalPolls, QueuedPutsAreAnsweredInTheProcess)
     }
 }
 
+// The server looks at the calls a process queued when it waits long for
+// the process's next call (its liveness period, here a spin of 60 ms of real
+// time after the first Put of a row): it runs them, at their simulated
+// times, and the process goes on queuing after them, as it would have had
+// the server not looked. (When that look claimed the queue, the Puts after
+// it went to the server as calls: the traces differed, at a moment only real
+// time decided, in a process taken off its CPU under load.)
+TEST_F(LocalPolls, AServerThatLooksAtTheQueuedCallsChangesNothing)
+{
+    auto run_sender = [&](const std::vector<std::string> &arguments) {
+        std::vector<std::string> job{"-n", "2", program("queued_puts")};
+        job.insert(job.end(), arguments.begin(), arguments.end());
+        return run_traced({"--cfg=s4bxi/compute:none"}, job);
+    };
+    const TracedRun paused = run_sender({"pause"});
+    const TracedRun straight = run_sender({});
+    expect_all_passed(paused.result, "queued_puts", 2);
+    expect_all_passed(straight.result, "queued_puts", 2);
+    ASSERT_TRUE(paused.report.has_value() && straight.report.has_value());
+    auto in_process = [](const TracedRun &run) {
+        return run.report->get("per_rank")->array[0].get("answered_in_process")->number;
+    };
+    EXPECT_GE(in_process(straight), 5) << describe(straight.result);
+    EXPECT_EQ(in_process(paused), in_process(straight)) << describe(paused.result);
+    EXPECT_EQ(events_differ(paused.events, straight.events, 0, "(no kind: every row, calls too)"), "");
+}
+
 // Unlinks of entries the NIC never unlinks itself are queued by the process
 // (preload/queued_unlinks.hpp): with nothing else answered in the process,
 // what it answers are those unlinks; the program sees the same results

@@ -11,8 +11,18 @@
  *  3. Invalid Puts: beyond the MD, to a NID the platform does not have, on a
  *     released MD: PTL_ARG_INVALID, and nothing is sent.
  *  4. A Put followed at once by the process's exit path (no call after it).
+ *
+ *   queued_puts          as above
+ *   queued_puts pause    the same, rank 0 spinning 60 ms of real time (no
+ *                        call, no sleep in the kernel) after the first Put
+ *                        of the row: the server looks at the queued calls
+ *                        meanwhile (its liveness period), and what the
+ *                        process does next must not change.
  */
 #include "conformance_common.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define PT_Q 9
 #define SLOTS 10
@@ -24,6 +34,23 @@ static unsigned char src[IN_A_ROW * SLOT_BYTES];
 static unsigned char dst[SLOTS * SLOT_BYTES];
 
 static unsigned char pattern(int slot, int i) { return (unsigned char)(slot * 16 + i + 1); }
+
+static int pause_after_first;
+
+/* Real time, past the emulator's clock hooks. */
+static double real_ms(void)
+{
+    struct timespec t;
+    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static void spin_real_ms(double ms)
+{
+    const double until = real_ms() + ms;
+    while (real_ms() < until)
+        ;
+}
 
 static void sender(ptl_handle_ni_t phys, ptl_process_t peer)
 {
@@ -40,6 +67,8 @@ static void sender(ptl_handle_ni_t phys, ptl_process_t peer)
         E2E_OK(PtlPut(md, (ptl_size_t)k * SLOT_BYTES, sizes[k], PTL_ACK_REQ, peer, PT_Q, 0x1,
                       (ptl_size_t)k * SLOT_BYTES, NULL, (ptl_hdr_data_t)k));
         memset(src + k * SLOT_BYTES, 0xEE, SLOT_BYTES);
+        if (k == 0 && pause_after_first)
+            spin_real_ms(60);
     }
     for (int k = 0; k < IN_A_ROW; ++k) {
         ptl_event_t ev = cf_expect(eq, PTL_EVENT_ACK, "ACK of a small Put");
@@ -108,8 +137,9 @@ static void receiver(ptl_handle_ni_t phys)
     E2E_OK(PtlPTFree(phys, PT_Q));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    pause_after_first = argc > 1 && strcmp(argv[1], "pause") == 0;
     ptl_handle_ni_t ni = e2e_init(NULL);
     e2e_require_ranks(2);
     e2e_barrier_init(ni);
