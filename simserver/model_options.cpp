@@ -234,16 +234,14 @@ Option<bool> g_tx_in_maestro{
     "s4bxi/tx-in-maestro", nullptr,
     "Let a message that an idle TX engine would take at once have its TX delay run and be sent by the simulation "
     "itself instead of by the engine's actor, when nothing of that can block (no DMA read of its payload; same "
-    "simulated results, two actor switches less per such message; nic/nic.cpp). Off by default: under heavy "
-    "load the traces of two runs with it on differed, which is not explained yet",
-    false};
+    "simulated results, two actor switches less per such message; nic/nic.cpp)",
+    true};
 Option<bool> g_rx_in_maestro{
     "s4bxi/rx-in-maestro", nullptr,
     "Let a message that reaches an idle RX engine with nothing queued be handled at the end of the engine's delay "
     "by the simulation itself instead of by the engine's actor, when nothing of its handling can block (same "
-    "simulated results, two actor switches less per such message; nic/wire.hpp). Off by default: under heavy "
-    "load the traces of two runs with it on differed, which is not explained yet",
-    false};
+    "simulated results, two actor switches less per such message; nic/wire.hpp)",
+    true};
 Option<bool> g_queued_puts{"s4bxi/queued-puts", nullptr,
                            "Let the process answer a PtlPut itself when it can check its arguments and its payload "
                            "fits the command (inline or PIO, at most 64 bytes): the Put goes to the server with the "
@@ -302,7 +300,7 @@ Option<int> g_wire_mailboxes{"s4bxi/wire-mailboxes-beyond", nullptr,
                              "through a mailbox of its receiving engine rather than a host-to-host one: SimGrid "
                              "walks its list of host-to-host communications each time one ends, and a mailbox one "
                              "costs three simcalls instead (same route and times, same simulated results); -1: never",
-                             64, at_least(-1)};
+                             256, at_least(-1)};
 Option<bool> g_early_put_answer{"s4bxi/early-put-answer", nullptr,
                                 "Answer PtlPut, PtlGet and the atomics once their arguments are checked, before the "
                                 "PCIe write of their command, when nothing the NIC does can touch the rank's memory "

@@ -737,7 +737,7 @@ TEST_F(Mpi, LoneDmaWritesChangeNothingButTheRounds)
 // the put ring that is every message handled but the BXI ACKs (those of
 // responses are handled at their landing, the others at once by their
 // engine): the same events at the same times. On the fat tree, those through
-// mailboxes (beyond 64 on their way) go to their engine, and so does one
+// mailboxes (beyond 256 on their way) go to their engine, and so does one
 // whose answer would wait for a slot of the command queue; the same job, not
 // event for event (engines_in_maestro: node 11 sends a BXI ACK and an ACK to
 // node 10 at one instant in the other order, they land together, and node 10
@@ -752,7 +752,7 @@ TEST_F(Mpi, RxInMaestroChangesNothingButWhoHandlesTheMessages)
 // A message that an idle TX engine would take at once has its TX delay run
 // by the simulation itself, and is sent from maestro at its end, when nothing
 // of that can block (s4bxi/tx-in-maestro, nic/nic.cpp): no DMA read of its
-// payload, and no mailbox needed (beyond 64 messages on their way). In the
+// payload, and no mailbox needed (beyond 256 messages on their way). In the
 // ping-pong and the put ring that is every message sent but the BXI ACKs,
 // which no TX engine sends; on the fat tree, those read by DMA (the large
 // ones) go to their engine, and so does one pushed while its engine is busy.
