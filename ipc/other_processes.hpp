@@ -16,6 +16,7 @@
 
 #include "proc_stat.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <fcntl.h>
@@ -151,6 +152,32 @@ inline bool another_process_runs(pid_t server, std::span<const pid_t> ranks, boo
       return read_stat(path, thread) && thread.state == 'R';
     });
   });
+}
+
+// One look at the machine for a whole job: whether the job's own load
+// explains a waiter's long wait at `now` (ticks). `other_load_runs` reads the
+// machine (true: a process outside the job wants a CPU); the processes that
+// share `explained_until` and `looking_since` (SharedScheduling) call it at
+// most once per `hold` ticks between them, one at a time (the others take
+// their waits as explained meanwhile); a look begun `stale` ticks ago or more
+// is taken over (its process died in it).
+template <class Look>
+bool own_load_explains(std::atomic<uint64_t>& explained_until, std::atomic<uint64_t>& looking_since, uint64_t now,
+                       uint64_t hold, uint64_t stale, Look&& other_load_runs)
+{
+  if (now < explained_until.load(std::memory_order_relaxed))
+    return true;
+  uint64_t looking = looking_since.load(std::memory_order_relaxed);
+  // (Another process's clock may read a little ahead of ours.)
+  if (looking != 0 && (now < looking || now - looking < stale))
+    return true;
+  if (not looking_since.compare_exchange_strong(looking, now, std::memory_order_acq_rel))
+    return true; // another process began to look meanwhile
+  const bool other_load = other_load_runs();
+  if (not other_load)
+    explained_until.store(now + hold, std::memory_order_relaxed);
+  looking_since.store(0, std::memory_order_release);
+  return not other_load;
 }
 
 } // namespace s4bxi::ipc

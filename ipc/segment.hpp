@@ -80,6 +80,16 @@ struct SharedScheduling {
   // yield is then the job's own ranks queued on the CPUs left to them, not
   // other load, and the ranks mark no contention (the server still does).
   alignas(64) std::atomic<uint32_t> server_cpu_held;
+  // Until when (ipc::contention_ticks) the ranks' long waits count as the
+  // job's own doing: the latest look at the machine (ipc::another_process_runs,
+  // one /proc/PID/stat per process) found no process outside the job wanting
+  // a CPU. Shared, so that the job looks once in a while rather than each
+  // rank: 1,024 ranks starting up, each reading the stat files of 1,100
+  // processes, made 200,000 to 550,000 opens of /proc files in one start-up
+  // (preload/rank_client.cpp, explain_long_waits_by_the_job).
+  alignas(64) std::atomic<uint64_t> own_load_explained_until;
+  // When the rank that looks now began (0: none looks): ipc::own_load_explains.
+  std::atomic<uint64_t> own_load_looked_at_since;
 };
 // Where tests/e2e/programs/scribble_segment.c (mode relay_lost) finds them.
 static_assert(offsetof(SharedScheduling, wake_relay) + offsetof(WakeRelay, helper) == 192);

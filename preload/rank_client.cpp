@@ -369,22 +369,20 @@ void protect_segment(void* base, std::size_t length, const ipc::SegmentLayout& l
 // otherwise. Marked by the job's own load at start-up (three processes on two
 // cores while a rank is in MPI_Init), the first sizes of a 2-rank MPI sweep
 // ran at 60 to 140 us per message instead of 20 to 30, 4 runs in 10. The
-// answer holds for a while (kExplainedTicks, a fifth of the contended while):
-// the machine is read (about a millisecond) at most that often by a process.
-// Not for a rank under a debugger: its parent is the debugger.
+// answer holds for a while (kExplainedTicks, a fifth of the contended while)
+// for every rank of the job (SharedScheduling::own_load_explained_until): the
+// machine is read (about a millisecond per 70 processes) at most that often,
+// by one rank at a time. Not for a rank under a debugger: its parent is the
+// debugger.
 void explain_long_waits_by_the_job(pid_t server)
 {
   static constexpr uint64_t kExplainedTicks = ipc::CpuContention::kContendedTicks / 5;
-  static std::atomic<uint64_t> explained_at{0};
-  // (Kept for the life of the process: a waiter may ask until its last call.)
+  // (Kept for the life of the process: a waiter may ask until its last call.
+  // It may ask from the sync timer's signal handler: atomics and system calls.)
   static const auto* own_load = new ipc::CpuContention::OwnLoad([server](uint64_t, uint64_t now) {
-    const uint64_t last = explained_at.load(std::memory_order_relaxed);
-    if (last != 0 && now - last < kExplainedTicks)
-      return true;
-    if (ipc::another_process_runs(server, {}, /*children_too=*/true))
-      return false;
-    explained_at.store(now, std::memory_order_relaxed);
-    return true;
+    return ipc::own_load_explains(scheduling->own_load_explained_until, scheduling->own_load_looked_at_since, now,
+                                  kExplainedTicks, ipc::CpuContention::kContendedTicks,
+                                  [server] { return ipc::another_process_runs(server, {}, /*children_too=*/true); });
   });
   ipc::CpuContention::explain_with(own_load);
 }

@@ -170,3 +170,58 @@ TEST_F(FakeProc, AProcessWhoseMainThreadSleepsRunsOnAnotherThread)
   std::filesystem::remove_all(root_ / "300" / "task"); // (it ended between the reads)
   EXPECT_FALSE(other_runs(100, no_ranks));
 }
+
+// The job looks at the machine once in a while for all its ranks
+// (ipc::own_load_explains, SharedScheduling::own_load_explained_until): 1,024
+// ranks that each looked made a start-up read /proc 200,000 to 550,000 times.
+TEST(OwnLoadExplains, OneLookServesEveryProcessThatSharesItForItsHold)
+{
+  std::atomic<uint64_t> until{0}, looking{0};
+  int looks = 0;
+  auto no_other_load = [&] {
+    ++looks;
+    return false;
+  };
+  EXPECT_TRUE(s4bxi::ipc::own_load_explains(until, looking, 1000, 100, 500, no_other_load));
+  EXPECT_EQ(looks, 1);
+  // Another rank, within the hold: explained without a look.
+  EXPECT_TRUE(s4bxi::ipc::own_load_explains(until, looking, 1099, 100, 500, no_other_load));
+  EXPECT_EQ(looks, 1);
+  // Past it: one look more.
+  EXPECT_TRUE(s4bxi::ipc::own_load_explains(until, looking, 1100, 100, 500, no_other_load));
+  EXPECT_EQ(looks, 2);
+  EXPECT_EQ(looking.load(), 0U);
+}
+
+TEST(OwnLoadExplains, OtherLoadFoundExplainsNothingAndHoldsNothing)
+{
+  std::atomic<uint64_t> until{0}, looking{0};
+  int looks = 0;
+  auto other_load = [&] {
+    ++looks;
+    return true;
+  };
+  EXPECT_FALSE(s4bxi::ipc::own_load_explains(until, looking, 1000, 100, 500, other_load));
+  EXPECT_FALSE(s4bxi::ipc::own_load_explains(until, looking, 1001, 100, 500, other_load));
+  EXPECT_EQ(looks, 2);
+  EXPECT_EQ(until.load(), 0U);
+}
+
+TEST(OwnLoadExplains, WhileOneLooksTheOthersWaitForNoLookAndAStaleLookIsTakenOver)
+{
+  std::atomic<uint64_t> until{0}, looking{1000}; // a rank began to look at 1000
+  int looks = 0;
+  auto no_other_load = [&] {
+    ++looks;
+    return false;
+  };
+  EXPECT_TRUE(s4bxi::ipc::own_load_explains(until, looking, 1200, 100, 500, no_other_load));
+  EXPECT_TRUE(s4bxi::ipc::own_load_explains(until, looking, 990, 100, 500, no_other_load)); // (a clock behind)
+  EXPECT_EQ(looks, 0);
+  EXPECT_EQ(looking.load(), 1000U);
+  // That rank died in its look: 500 ticks on, another takes over.
+  EXPECT_TRUE(s4bxi::ipc::own_load_explains(until, looking, 1500, 100, 500, no_other_load));
+  EXPECT_EQ(looks, 1);
+  EXPECT_EQ(until.load(), 1600U);
+  EXPECT_EQ(looking.load(), 0U);
+}
