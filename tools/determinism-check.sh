@@ -8,7 +8,7 @@
 # Usage: tools/determinism-check.sh [--rounds R] [--at-once C] [--hogs H] [--keep DIR] -- S4BXI-RUN-ARGS...
 #   --rounds R    rounds of runs (default 5)
 #   --at-once C   runs at once in each round (default 3)
-#   --hogs H      CPU hogs beside them, busy loops of this script (default 2)
+#   --hogs H      CPU hogs beside them (tools/busy-load.sh; default 2)
 #   --keep DIR    where the traces go (default: a temporary directory, removed
 #                 unless some differ)
 # s4bxi/compute:none is added to the job's options. Example:
@@ -38,18 +38,11 @@ run=build/bin/s4bxi-run
 
 work=${keep:-$(mktemp -d /tmp/s4bxi-determinism.XXXXXX)}
 mkdir -p "$work"
-hog_pids=()
-stop_hogs() {
-  [ ${#hog_pids[@]} -eq 0 ] || kill "${hog_pids[@]}" 2> /dev/null
-  wait "${hog_pids[@]}" 2> /dev/null
-  hog_pids=()
-}
-trap 'stop_hogs' EXIT
-trap 'stop_hogs; exit 130' INT TERM
-for _ in $(seq "$hogs"); do
-  (while :; do :; done) &
-  hog_pids+=($!)
-done
+# shellcheck source=tools/busy-load.sh
+source tools/busy-load.sh
+trap stop_busy_processes EXIT
+trap 'stop_busy_processes; exit 130' INT TERM
+start_busy_processes "$hogs"
 
 failed=0
 for r in $(seq "$rounds"); do
@@ -66,7 +59,7 @@ for r in $(seq "$rounds"); do
     fi
   done
 done
-stop_hogs
+stop_busy_processes
 
 reference=$work/trace.1.1/events.csv
 differ=0 compared=0
