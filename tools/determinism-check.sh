@@ -16,7 +16,7 @@
 #       build/tests/mpi_programs/mpi_collectives
 # Exit status: 0 all the same, 1 some differ or a run failed, 2 bad usage.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2 # (no set -e: a run that fails is reported, not fatal)
 
 rounds=5 at_once=3 hogs=2 keep=""
 while [ $# -gt 0 ]; do
