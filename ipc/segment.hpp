@@ -242,6 +242,14 @@ struct alignas(64) Channel {
   // also be told through the crash pipe (kNoticeCallTag), since no proxy
   // waits on its doorbell then.
   std::atomic<uint32_t> parked;
+  // Written by the process: the latest simulated time (ns) any of its
+  // threads read from its clock (preload/sim_clock.cpp). A rank woken from
+  // outside the simulation (a pipe another rank wrote) resumes no sooner
+  // than what the ranks read before it woke: the write may come right after
+  // such a reading, at a time the simulation has not reached yet
+  // (simserver/job/parked_ranks.hpp). A rank's word, only ever a lower
+  // bound of another rank's resumption.
+  alignas(64) std::atomic<int64_t> latest_clock_ns;
   alignas(64) LibraryTotals library;
   ProcessRuns runs;
   alignas(64) Request request;

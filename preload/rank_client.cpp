@@ -339,6 +339,7 @@ void on_fork_child()
   segment_fd = -1;
   crash::forget(); // a child's crash is not the rank's
   own_memory::forget_pid();
+  sim_clock::publish_readings_to(nullptr); // nor are its clock's readings
 }
 
 // The segment as this rank may touch it: its header read-only, the shared
@@ -477,6 +478,7 @@ __attribute__((constructor(101))) void attach()
   clock_settings = header->clock;
   sim_clock::set_compute_model(clock_settings.cpu_factor, clock_settings.cpu_threshold_s);
   sim_clock::watch_releases(&channel->release_generation, &channel->release_now);
+  sim_clock::publish_readings_to(&channel->latest_clock_ns);
   sim_clock::set_library_accounting(clock_settings.library_cpu_is_compute == 0, &channel->library);
   pthread_atfork(nullptr, nullptr, on_fork_child);
 

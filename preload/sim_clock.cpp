@@ -31,6 +31,22 @@ const std::atomic<uint32_t>* release_generation = nullptr;
 const double* release_now = nullptr;
 thread_local uint32_t release_seen = 0;
 
+// ipc::Channel::latest_clock_ns: the largest value the clock returned to
+// any thread of the process, timelines of their own included.
+std::atomic<int64_t>* published_reading = nullptr;
+
+void publish_reading(int64_t now)
+{
+  if (published_reading == nullptr)
+    return;
+  int64_t published = published_reading->load(std::memory_order_relaxed);
+  // (Relaxed: whatever the thread does next that may wake another process,
+  // a system call, orders it; the server reads it after it saw that wake.)
+  while (now > published &&
+         not published_reading->compare_exchange_weak(published, now, std::memory_order_relaxed)) {
+  }
+}
+
 struct Timeline {
   // Latest reply of any thread on it. `generation` is published after
   // `reply_ns`, so a thread that sees a generation also sees that reply's
@@ -105,6 +121,11 @@ void watch_releases(const std::atomic<uint32_t>* generation, const double* now)
 {
   release_now = now;
   release_generation = generation;
+}
+
+void publish_readings_to(std::atomic<int64_t>* latest_clock_ns)
+{
+  published_reading = latest_clock_ns;
 }
 
 // CPU consumed between two readings, less the cost of one reading.
@@ -201,7 +222,10 @@ int64_t now_ns()
   int64_t latest = latest_returned_ns.load(std::memory_order_relaxed);
   while (now > latest and not latest_returned_ns.compare_exchange_weak(latest, now, std::memory_order_relaxed)) {
   }
-  return now > latest ? now : latest;
+  if (now <= latest)
+    return latest;
+  publish_reading(now);
+  return now;
 }
 
 LocalStep plan_local_step()

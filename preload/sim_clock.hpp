@@ -25,6 +25,10 @@ void set_compute_model(double factor, double threshold_s);
 // replies (PMI answers); the clock never shows less than the latest one.
 void watch_releases(const std::atomic<uint32_t>* generation, const double* now);
 
+// Where the process tells the server the latest time its clock showed
+// (ipc::Channel::latest_clock_ns).
+void publish_readings_to(std::atomic<int64_t>* latest_clock_ns);
+
 // Thread CPU time (ns) the calling thread consumed since its previous reply:
 // the compute the server injects before it handles the call being sent.
 uint64_t compute_since_reply(uint64_t thread_cpu_now_ns);

@@ -392,10 +392,11 @@ void RankProxy::park()
       parked_count--;
     }
     // Woken from outside the simulation: its call comes no sooner than the
-    // ranks' calls were promised to (portals/rank_calls.hpp).
-    if (const double promised = world_.landing.calls_promised_from();
-        rank.process().alive && promised > sim_now())
-      s4bxi::sleep_until(promised);
+    // ranks' calls were promised to (portals/rank_calls.hpp), nor than any
+    // rank's clock showed before (job::latest_clock_read).
+    if (const double resume = std::max(world_.landing.calls_promised_from(), job::latest_clock_read(world_));
+        rank.process().alive && resume > sim_now())
+      s4bxi::sleep_until(resume);
     rank.current_call = call_before;
     if (not dormant)
       portals::Api::charge_blocked(rank, trace::Kind::Wait, start, "blocked in the kernel");

@@ -3,6 +3,8 @@
 #include "job_control.hpp"
 #include "stall_notice.hpp"
 
+#include <algorithm>
+
 namespace s4bxi::job {
 
 bool rang_or_ended(const RankPortals& rank)
@@ -48,6 +50,14 @@ bool release_parked(World& world)
     }
   });
   return any;
+}
+
+double latest_clock_read(const World& world)
+{
+  int64_t latest = 0;
+  for (unsigned rank = 0; rank < world.processes->count(); ++rank)
+    latest = std::max(latest, world.processes->channel(rank)->latest_clock_ns.load(std::memory_order_relaxed));
+  return static_cast<double>(latest) * 1e-9;
 }
 
 namespace {

@@ -9,7 +9,8 @@
 // doorbell, and the simulation goes on without the rank. Its next call, PMI
 // command or end reaches the simulation through the rank watcher
 // (Channel::parked, kNoticeCallTag, its PMI socket, its pidfd), and its clock
-// resumes at the simulated time the simulation has then reached: the blocked
+// resumes at the simulated time the simulation has then reached, or the
+// latest any rank's clock showed if later (latest_clock_read): the blocked
 // time is a wait, not compute. Whatever a parked rank does next is served:
 // the threshold decides how fast the simulation goes on, never whether.
 //
@@ -45,6 +46,15 @@ bool runs_outside_its_call(const World& world, const RankPortals& caller);
 // Wakes (in the simulation) the parked ranks whose process made a call or
 // ended. Returns whether there was any.
 bool release_parked(World& world);
+
+// The latest simulated time any rank's process read from its clock
+// (ipc::Channel::latest_clock_ns), 0 if none did. A parked rank that wakes
+// resumes no sooner: what woke it (another rank's write) may have come right
+// after such a reading, at a time the simulation has not reached yet (a rank
+// that computes is ahead of it, answers ahead too). The latest of all ranks,
+// since which one woke it is unknown: a parked rank may resume a little late,
+// never before its cause.
+double latest_clock_read(const World& world);
 
 // Why a parked rank may still be woken, said ("parked rank 3 waits for
 // something outside the job"), or empty when none may: its process runs

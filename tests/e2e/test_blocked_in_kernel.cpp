@@ -30,6 +30,23 @@ TEST_F(BlockedInKernel, PipeBetweenRanksCreatedBeforeTheyStart)
     EXPECT_GE(s->simulated_s, 0.002) << describe(r);
 }
 
+// The same, rank 0 computing between its sleep and the write: when rank 1
+// wakes, the simulation has not reached rank 0's clock (it goes by what rank
+// 0 has surely computed, which the kernel tells late). Before, rank 1 resumed
+// at the simulation's time, before the write, in about half the runs.
+TEST_F(BlockedInKernel, ARankWokenByAComputingRankDoesNotWakeBeforeTheWrite)
+{
+    RunOptions opts;
+    opts.shared_pipe = true;
+    opts.timeout = std::chrono::milliseconds(20000);
+    auto r = run({"-n", "2", program("pipe_between_ranks"), std::to_string(kSharedPipeRead),
+                  std::to_string(kSharedPipeWrite), "compute"},
+                 opts);
+    EXPECT_FALSE(r.timed_out) << describe(r);
+    expect_all_passed(r, "pipe_between_ranks", 2);
+    EXPECT_TRUE(contains(r.out, "pipe_between_ranks: rank 1 woke ")) << describe(r);
+}
+
 // Polls the process answered itself just before it slept in the kernel are
 // replayed when the server parks it, at the simulated time they were made:
 // replayed at its next call, after the simulation went on without it (rank

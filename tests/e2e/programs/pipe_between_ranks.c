@@ -7,9 +7,15 @@
  * ends: a deadlock that is none), and rank 1's clock must resume at the
  * simulated time at which it woke: not before the write, and within a
  * millisecond of it.
+ *
+ * With a third argument `compute`, rank 0 also computes (a busy loop of real
+ * CPU time, simulated as compute) between its sleep and its reading of the
+ * clock: the simulation has not reached that time yet when rank 1 wakes, and
+ * rank 1 must still not wake before the write.
  */
 #include "e2e_common.h"
 
+#include <string.h>
 #include <unistd.h>
 
 static double now_s(void)
@@ -24,12 +30,18 @@ int main(int argc, char **argv)
     ptl_handle_ni_t ni = e2e_init(NULL);
     e2e_require_ranks(2);
     if (argc < 3) /* (the test harness appends a marker) */
-        E2E_DIE("usage: pipe_between_ranks READ_FD WRITE_FD");
+        E2E_DIE("usage: pipe_between_ranks READ_FD WRITE_FD [compute]");
     const int read_fd = atoi(argv[1]), write_fd = atoi(argv[2]);
+    const int compute = argc > 3 && strcmp(argv[3], "compute") == 0;
     e2e_barrier_init(ni);
     if (e2e_rank == 0) {
         close(read_fd);
         e2e_sleep_ns(2000000);
+        if (compute) {
+            volatile unsigned long spin = 0;
+            for (unsigned long i = 0; i < 3000000; ++i)
+                spin += i;
+        }
         double written = now_s();
         if (write(write_fd, &written, sizeof written) != (ssize_t)sizeof written)
             E2E_DIE("write to the shared pipe failed");
