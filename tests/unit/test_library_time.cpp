@@ -112,5 +112,33 @@ TEST(LibraryTime, TheEmulatorsOwnWorkOutsideCallsIsNoCompute)
   EXPECT_EQ(totals.calls.load(), 0u); // not an MPI call
 }
 
+// What the clock shows is told to the server (ipc::Channel::latest_clock_ns:
+// a rank woken from outside the simulation resumes no sooner): the largest
+// value returned so far, to any thread, and nothing after the process stops
+// publishing (a forked child's readings are not the rank's).
+TEST(LibraryTime, TheLatestReadingIsPublished)
+{
+  ipc::LibraryTotals totals{};
+  std::atomic<int64_t> latest{0};
+  sim_clock::publish_readings_to(&latest);
+  on_fresh_thread(false, 0, totals, [&latest] {
+    sim_clock::on_reply(2.0, real::thread_cpu_ns());
+    const int64_t first = sim_clock::now_ns();
+    EXPECT_GE(first, sim_clock::to_ns(2.0));
+    EXPECT_EQ(latest.load(), first);
+    burn_cpu(2 * kMs); // compute: the clock goes on
+    const int64_t second = sim_clock::now_ns();
+    EXPECT_GE(second - first, 2 * static_cast<int64_t>(kMs));
+    EXPECT_EQ(latest.load(), second);
+  });
+  sim_clock::publish_readings_to(nullptr);
+  const int64_t published = latest.load();
+  on_fresh_thread(false, 0, totals, [] {
+    burn_cpu(2 * kMs);
+    (void)sim_clock::now_ns();
+  });
+  EXPECT_EQ(latest.load(), published);
+}
+
 } // namespace
 } // namespace s4bxi::preload
