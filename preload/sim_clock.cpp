@@ -102,6 +102,24 @@ struct LibraryVisit {
   }
 };
 thread_local LibraryVisit library;
+// The thread is in library_enter or library_leave, which change the clock's
+// state step by step: a signal handler that paused and resumed the clock
+// there would leave it half changed (sync_timer.cpp asks may_pause_compute).
+thread_local bool visit_changing = false;
+struct VisitChange {
+  VisitChange()
+  {
+    visit_changing = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  }
+  ~VisitChange()
+  {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    visit_changing = false;
+  }
+  VisitChange(const VisitChange&) = delete;
+  VisitChange& operator=(const VisitChange&) = delete;
+};
 std::atomic<bool> exclude_library_cpu{false};
 ipc::LibraryTotals* library_totals = nullptr;
 
@@ -279,6 +297,11 @@ bool inside_library()
   return library.depth > 0;
 }
 
+bool may_pause_compute()
+{
+  return not visit_changing;
+}
+
 void pause_compute()
 {
   if (cpu_factor.load(std::memory_order_relaxed) <= 0 or library.frozen)
@@ -300,6 +323,7 @@ void resume_compute()
 
 void library_enter()
 {
+  const VisitChange changing;
   if (library.depth++ > 0)
     return;
   publish_counting(0);
@@ -329,6 +353,7 @@ void library_enter()
 
 void library_leave()
 {
+  const VisitChange changing;
   // (An unmatched leave: a call that was already running when the process
   // attached, or one left by a longjmp.)
   if (library.depth == 0 or --library.depth > 0)

@@ -90,7 +90,13 @@ void set_library_accounting(bool exclude_cpu, ipc::LibraryTotals* totals);
 // The emulator's own work on a program's thread outside any call (the
 // preemption timer's signal handler): the thread's CPU clock stands still
 // meanwhile, as inside the library, whatever s4bxi/library-compute says.
-// Not nested: one handler at a time on a thread.
+// Not nested: one handler at a time on a thread. Not while the thread
+// enters or leaves the library either (may_pause_compute): a handler that
+// paused and resumed the clock in the middle of library_enter published the
+// clock as counting for the whole library call, and the server, running the
+// simulation ahead of a computing rank (s4bxi/run-ahead), counted the
+// library's time as compute.
+bool may_pause_compute();
 void pause_compute();
 void resume_compute();
 void library_enter();

@@ -97,6 +97,14 @@ void arm_wall_timer(int64_t ns, uint64_t cpu_now)
 void on_tick(int, siginfo_t* info, void*)
 {
   const int saved_errno = errno;
+  if (not sim_clock::may_pause_compute()) {
+    // Entering or leaving the library: a look again shortly (the CPU
+    // timer comes again by itself; the wall-clock one was a single shot).
+    if (info->si_value.sival_int == kWallTimer)
+      arm_wall_timer(std::max<int64_t>(quantum / 20, 10'000), sim_clock::thread_cpu_if_measured());
+    errno = saved_errno;
+    return;
+  }
   // The handler's own CPU time is the emulator's, not the program's (a tick
   // that lands between two MPI calls made that short stretch pass for compute).
   sim_clock::pause_compute();

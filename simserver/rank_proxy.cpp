@@ -328,6 +328,14 @@ double RankProxy::running_bound()
   constexpr uint64_t kMarginNs = 2000; // the rank's clock readings, and rounding
   if (not cpu || *cpu <= since + kMarginNs)
     return last_answer_at_;
+  // The rank may have entered the library (where its compute stops
+  // counting) between the two readings: the CPU time read may then include
+  // the library's. Only a count that still holds after the CPU reading
+  // bounds the rank's clock (seen: calls up to 30 us before the bound, in
+  // NetPIPE's integrity runs).
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (channel->library.counting_since_cpu_ns.load(std::memory_order_relaxed) != since)
+    return last_answer_at_;
   return last_answer_at_ + injected_compute_s(*cpu - since - kMarginNs).value_or(0);
 }
 

@@ -108,6 +108,32 @@ TEST_F(MpiDebian, NetpipeIntegrity)
     EXPECT_FALSE(icontains(r.out + r.err, "fail")) << describe(r);
 }
 
+// The same with s4bxi/run-ahead: while a rank computes (NetPIPE checks each
+// message's content between its MPI calls), the simulation goes on up to the
+// earliest time of its next call, and never past it. Before, the bound read
+// the rank's CPU time after the rank had entered MPI (whose CPU time is not
+// compute), and 3 of 8 runs had a call come before it ("runs late"); five
+// runs, each with about 400 entries into MPI after a computation.
+TEST_F(MpiDebian, NetpipeIntegrityRunningAheadOfComputingRanks)
+{
+    ASSERT_TRUE(installed(kNetpipe, "netpipe-openmpi"));
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        TempDir dir;
+        auto r = run_in(dir,
+                        {"-n", "2", "--cfg=s4bxi/run-ahead:yes", kNetpipe, "-i", "-n", "10", "-u", "4194304", "-o",
+                         dir.file("np.out")},
+                        milliseconds(120000));
+        expect_success(r, 2);
+        EXPECT_FALSE(contains(r.err + r.out, "before the time the simulation had gone on to")) << describe(r);
+        const auto checked = netpipe_lines(r.err + r.out);
+        ASSERT_EQ(checked.size(), 40u) << describe(r);
+        for (const auto &line : checked)
+            EXPECT_EQ(line.rest, "Integrity check passed") << line.size << " B\n" << describe(r);
+        if (HasFailure())
+            break;
+    }
+}
+
 // Performance mode with zero compute (deterministic simulated times): one
 // line per size, 1 B to 64 KiB, whose latencies are the model's.
 TEST_F(MpiDebian, NetpipeLatency)

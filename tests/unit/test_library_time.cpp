@@ -9,7 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <ctime>
+#include <sys/syscall.h>
 #include <thread>
+#include <unistd.h>
 
 namespace s4bxi::preload {
 namespace {
@@ -138,6 +142,58 @@ TEST(LibraryTime, TheLatestReadingIsPublished)
     (void)sim_clock::now_ns();
   });
   EXPECT_EQ(latest.load(), published);
+}
+
+// What the preemption timer's handler does (preload/sync_timer.cpp): it
+// pauses the compute clock and resumes it, unless the thread is entering or
+// leaving the library.
+void pause_and_resume(int)
+{
+  if (not sim_clock::may_pause_compute())
+    return;
+  sim_clock::pause_compute();
+  sim_clock::resume_compute();
+}
+
+// A handler that interrupts library_enter must not leave the clock published
+// as counting for the whole library call (LibraryTotals::counting_since_cpu_ns,
+// which s4bxi/run-ahead's bound trusts). Before, one that landed between the
+// entry's "not counting" and its freeze published "counting since now" on
+// resuming. A wall-clock timer every 50 us interrupts many of 20,000 entries
+// (on the main thread, whose count the clock publishes).
+TEST(LibraryTime, AHandlerThatInterruptsTheEntryLeavesTheCountOff)
+{
+  ASSERT_EQ(getpid(), static_cast<pid_t>(syscall(SYS_gettid))) << "not on the process's main thread";
+  ipc::LibraryTotals totals{};
+  sim_clock::set_compute_model(1.0, 0);
+  sim_clock::set_library_accounting(true, &totals);
+  struct sigaction action {};
+  action.sa_handler = pause_and_resume;
+  sigemptyset(&action.sa_mask);
+  ASSERT_EQ(sigaction(SIGRTMIN, &action, nullptr), 0);
+  sigevent event{};
+  event.sigev_notify = SIGEV_THREAD_ID;
+  event.sigev_signo = SIGRTMIN;
+  event._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));
+  timer_t timer{};
+  ASSERT_EQ(timer_create(CLOCK_MONOTONIC, &event, &timer), 0);
+  const itimerspec every{{0, 50000}, {0, 50000}};
+  timer_settime(timer, 0, &every, nullptr);
+  long counted_inside = 0, entries = 0;
+  for (int i = 0; i < 20'000; ++i) {
+    sim_clock::library_enter();
+    entries++;
+    if (totals.counting_since_cpu_ns.load() != 0)
+      counted_inside++;
+    sim_clock::library_leave();
+  }
+  const itimerspec off{};
+  timer_settime(timer, 0, &off, nullptr);
+  timer_delete(timer);
+  signal(SIGRTMIN, SIG_DFL);
+  sim_clock::set_library_accounting(false, nullptr);
+  sim_clock::set_compute_model(0, 0);
+  EXPECT_EQ(counted_inside, 0) << "of " << entries << " entries into the library";
 }
 
 } // namespace
