@@ -37,6 +37,13 @@ struct ClockConfig {
   // 1: the CPU time a thread spends inside the MPI library is compute too
   // (s4bxi/library-compute:measured); 0: it is not (preload/sim_clock.hpp).
   int64_t library_cpu_is_compute;
+  // 1: the server lets the simulation go on while a rank's main thread
+  // computes (s4bxi/run-ahead), up to the earliest time of its next call:
+  // the main thread does not sync on its preemption CPU timer then (the
+  // simulation reaches its time anyway, and a sync would wait for the other
+  // computing ranks' bounds), unless another thread of it has a lane of its
+  // own or it runs under a debugger, where the server does not run ahead.
+  int64_t main_thread_runs_ahead;
 };
 
 // Page 0 of the segment: written by the server before any rank starts, then

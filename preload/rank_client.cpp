@@ -863,6 +863,13 @@ bool sync_from_signal_handler()
   return true;
 }
 
+bool runs_ahead_without_syncs()
+{
+  return state() == State::Attached and clock_settings.main_thread_runs_ahead != 0 and
+         static_cast<pid_t>(syscall(SYS_gettid)) == main_tid and lanes_open.load(std::memory_order_relaxed) == 0 and
+         channel->debugged == 0;
+}
+
 const ipc::HelloResult& identity()
 {
   return hello_result;

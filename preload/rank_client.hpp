@@ -90,6 +90,11 @@ void resync_if_stale();
 // handler, unless this thread is in an exchange already or another thread
 // holds the channel (false then).
 bool sync_from_signal_handler();
+// Whether the calling thread's CPU-timer syncs are left out: it is the main thread,
+// which the server runs ahead of (ipc::ClockConfig::main_thread_runs_ahead),
+// no other thread has a lane of its own, and no debugger runs it.
+// Async-signal-safe.
+bool runs_ahead_without_syncs();
 
 // What the server told this process when it attached. Meaningful only when
 // attached.

@@ -180,6 +180,7 @@ int main(int argc, char** argv)
   // time does not pass, so interrupting it could not let anything arrive.
   clock.sync_quantum_ns =
       options::compute_model() == options::ComputeModel::None ? 0 : static_cast<int64_t>(options::sync_quantum_s() * 1e9);
+  clock.main_thread_runs_ahead = options::compute_model() != options::ComputeModel::None && options::run_ahead() ? 1 : 0;
   std::unique_ptr<job::RankProcesses> owned_processes;
   try {
     owned_processes = std::make_unique<job::RankProcesses>(launch->ranks, clock);

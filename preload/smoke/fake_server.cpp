@@ -49,7 +49,7 @@ int main(int argc, char** argv)
   if (fd < 0 or ftruncate(fd, static_cast<off_t>(size)) != 0)
     return 2;
   void* base = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  format_segment(base, layout, ClockConfig{1.0, 0.0, 1'000'000'000LL * 1'000'000'000LL, 0, 0, 0, 0, 0});
+  format_segment(base, layout, ClockConfig{1.0, 0.0, 1'000'000'000LL * 1'000'000'000LL, 0, 0, 0, 0, 0, 0});
   auto* channel = reinterpret_cast<Channel*>(static_cast<char*>(base) + layout.channel_offset(0));
 
   pid_t rank = fork();
