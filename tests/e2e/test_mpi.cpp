@@ -444,6 +444,23 @@ TEST_F(Mpi, PollStreaksCostNoRoundPerEvent)
     EXPECT_LT(per_message, 30.0);
 }
 
+// s4bxi/run-ahead with 8 ranks that compute between their MPI calls (two
+// Jacobi sweeps per iteration) on this machine's 2 cores: the simulation
+// never goes past a rank's next call. Before, the bound could read CPU time
+// the rank spent after it had measured its compute for a call (filling it in,
+// waiting for the answer), and about one run in seven had a call come before
+// it ("runs late"); five runs.
+TEST_F(Mpi, RunningAheadOfComputingRanksNeverPassesTheirCalls)
+{
+    for (int attempt = 0; attempt < 5 && not HasFailure(); ++attempt) {
+        auto r = run({"-n", "8", "--platform", "fattree:2;4,8;1,4;1,1", "--cfg=s4bxi/run-ahead:yes",
+                      std::string(E2E_BINARY_DIR) + "/bench/mpi_stencil", "20", "32", "2"});
+        expect_success(r, 8);
+        EXPECT_TRUE(contains(r.out, "mpi_stencil 8 ranks")) << describe(r);
+        EXPECT_FALSE(contains(r.err, "before the time the simulation had gone on to")) << describe(r);
+    }
+}
+
 // The number after `key` in a row's detail ("dst=3 wire_bytes=64"), or -1.
 int detail_number(const std::string &detail, const std::string &key)
 {
