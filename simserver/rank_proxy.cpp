@@ -210,7 +210,7 @@ RankProxy::Wake RankProxy::wait_for_request()
       caller_.os_tid = caller_.lane->owner_tid.load(std::memory_order_acquire);
     const bool quick = caller_.process().calling_lanes > 0;
     const bool may_run_ahead = main_lane && not quick && options::compute_model() != options::ComputeModel::None &&
-                               options::run_ahead();
+                               options::run_ahead() && node_has_a_core_per_caller();
     const timespec ahead_period{0, 100'000};
     const timespec& period = may_run_ahead ? ahead_period : quick ? quick_period : liveness_period;
     const bool woken = wait_for_the_call(period);
@@ -342,6 +342,21 @@ double RankProxy::running_bound()
   if (caller_.request_bell().current() != requests_seen_)
     return last_answer_at_;
   return last_answer_at_ + injected_compute_s(*cpu - since - kMarginNs).value_or(0);
+}
+
+// The compute the simulation goes on through while the rank computes is not
+// run on its node's cores (the rank's proxy sleeps through it): the same only
+// while no two of the node's callers (its ranks, their threads' lanes) ever
+// share a core in the model, as their compute would when it is run.
+bool RankProxy::node_has_a_core_per_caller()
+{
+  if (node_ranks_ == 0)
+    for (const auto& rank : world_.ranks)
+      node_ranks_ += rank.node == caller_.node ? 1 : 0;
+  unsigned callers = node_ranks_;
+  for (const auto& lane : world_.lanes)
+    callers += lane.alive && lane.node == caller_.node ? 1 : 0;
+  return static_cast<int>(callers) <= world_.nodes[caller_.node].cores;
 }
 
 bool RankProxy::asleep_for_long()

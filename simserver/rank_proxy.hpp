@@ -120,6 +120,10 @@ private:
   double ran_ahead_s_ = 0;   // simulated time already let go by while the rank computed
   // While its rank computes: the earliest simulated time of its next call.
   double running_bound();
+  // Whether the simulation may go on through its rank's compute (s4bxi/run-ahead)
+  // and still run every compute of the node as it would.
+  bool node_has_a_core_per_caller();
+  unsigned node_ranks_ = 0; // of its rank's node (counted at the first look)
   ipc::SpinBudget spin_;
 };
 
