@@ -164,6 +164,7 @@ void exchange(ipc::Request& request, ipc::Reply& reply)
   in_exchange = true;
   thread_local const int32_t tid = static_cast<int32_t>(syscall(SYS_gettid));
   channel->exchange_tid.store(tid, std::memory_order_relaxed);
+  sim_clock::call_begins();
   request.compute_ns = sim_clock::compute_since_reply(sim_clock::thread_cpu_if_measured());
   request.flags = sim_clock::inside_library() ? ipc::kRequestInsideLibrary : 0;
   request.local_polls = local_polls::take_report();

@@ -129,8 +129,10 @@ void publish_counting(uint64_t raw_cpu_ns)
 {
   static const pid_t main_tid = getpid();
   thread_local const bool is_main = static_cast<pid_t>(syscall(SYS_gettid)) == main_tid;
+  // (Sequentially consistent: a count stopped is seen before any CPU time
+  // the thread spends after it, which the server reads in /proc.)
   if (library_totals != nullptr && is_main)
-    library_totals->counting_since_cpu_ns.store(raw_cpu_ns, std::memory_order_relaxed);
+    library_totals->counting_since_cpu_ns.store(raw_cpu_ns, std::memory_order_seq_cst);
 }
 
 } // namespace
@@ -174,6 +176,12 @@ void set_compute_model(double factor, double threshold_s)
 uint64_t compute_since_reply(uint64_t thread_cpu_now_ns)
 {
   return consumed_between(self.compute_mark_ns, thread_cpu_now_ns);
+}
+
+void call_begins()
+{
+  if (cpu_factor.load(std::memory_order_relaxed) > 0)
+    publish_counting(0);
 }
 
 void on_reply(double now_seconds, uint64_t thread_cpu_now_ns)

@@ -38,6 +38,12 @@ uint64_t compute_since_reply(uint64_t thread_cpu_now_ns);
 // is not simulated.
 uint64_t thread_cpu_if_measured();
 
+// The calling thread is about to measure its compute for a call: its
+// compute stops counting for the server (LibraryTotals::counting_since_cpu_ns)
+// until the answer, so that the bound of its clock (s4bxi/run-ahead) never
+// reads CPU time spent preparing the call, after the measure.
+void call_begins();
+
 // Records a reply received by the calling thread.
 void on_reply(double now_seconds, uint64_t thread_cpu_now_ns);
 

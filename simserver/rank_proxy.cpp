@@ -336,11 +336,6 @@ double RankProxy::running_bound()
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (channel->library.counting_since_cpu_ns.load(std::memory_order_relaxed) != since)
     return last_answer_at_;
-  // Nor once the rank has called: the CPU time read may then include what
-  // it spent after it measured its compute for the call (filling it in,
-  // waiting for the answer; seen: its exit 1.4 us before the bound).
-  if (caller_.request_bell().current() != requests_seen_)
-    return last_answer_at_;
   return last_answer_at_ + injected_compute_s(*cpu - since - kMarginNs).value_or(0);
 }
 

@@ -449,7 +449,8 @@ TEST_F(Mpi, PollStreaksCostNoRoundPerEvent)
 // never goes past a rank's next call. Before, the bound could read CPU time
 // the rank spent after it had measured its compute for a call (filling it in,
 // waiting for the answer), and about one run in seven had a call come before
-// it ("runs late"); five runs.
+// it ("runs late"); five runs. (The rank now stops its count before it
+// measures: sim_clock::call_begins.)
 TEST_F(Mpi, RunningAheadOfComputingRanksNeverPassesTheirCalls)
 {
     for (int attempt = 0; attempt < 5 && not HasFailure(); ++attempt) {
