@@ -280,6 +280,15 @@ void take_local_step(const LocalStep& step, int64_t end_ns)
   self.compute_mark_ns = step.cpu_ns;
 }
 
+void leave_out_own_work()
+{
+  const uint64_t cpu = thread_cpu_if_measured();
+  if (cpu == 0)
+    return;
+  self.base_cpu_ns = cpu;
+  self.compute_mark_ns = cpu;
+}
+
 void start_own_timeline(int64_t now)
 {
   const uint64_t cpu = thread_cpu_if_measured();

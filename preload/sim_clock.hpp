@@ -75,6 +75,10 @@ LocalStep plan_local_step();
 // Takes a planned step that ends at `end_ns`: the clock moves on to it, and
 // the next request's compute starts from here.
 void take_local_step(const LocalStep& step, int64_t end_ns);
+// After a step: the CPU time the thread spent since its reading was the
+// emulator's (a system call of the call it answered): its compute and its
+// clock go on from now.
+void leave_out_own_work();
 
 // The calling thread takes a lane of its own (ipc::Lane): from now on its
 // clock follows its own replies only, starting from `now` (nanoseconds).
