@@ -89,7 +89,7 @@ bool copied_in_place(const void* address, std::size_t length)
   return in_place_now().covers(reinterpret_cast<uintptr_t>(address), length);
 }
 
-bool read(const iovec* local, const iovec* remote, unsigned count, std::size_t total)
+bool read(const iovec* local, const iovec* remote, unsigned count, std::size_t total, bool* by_system_call)
 {
   bool in_place = true;
   std::size_t bytes = 0;
@@ -97,6 +97,8 @@ bool read(const iovec* local, const iovec* remote, unsigned count, std::size_t t
     in_place = local[i].iov_len == remote[i].iov_len && copied_in_place(remote[i].iov_base, remote[i].iov_len);
     bytes += remote[i].iov_len;
   }
+  if (by_system_call != nullptr)
+    *by_system_call = not in_place;
   if (in_place) {
     for (unsigned i = 0; i < count; ++i)
       std::memcpy(local[i].iov_base, remote[i].iov_base, remote[i].iov_len);

@@ -31,8 +31,10 @@ namespace s4bxi::preload::own_memory {
 
 // Copies the `count` pieces `remote` of this process's memory into `local`
 // (the same lengths, piece for piece). True only when all `total` bytes were
-// read. errno is left as it was.
-bool read(const iovec* local, const iovec* remote, unsigned count, std::size_t total);
+// read. errno is left as it was. `by_system_call`, when given, says whether
+// the copy was a system call (memory outside what is copied in place).
+bool read(const iovec* local, const iovec* remote, unsigned count, std::size_t total,
+          bool* by_system_call = nullptr);
 
 // Whether [address, address + length) is memory `read` copies in place: in
 // the heap below the break, or on the main thread's stack above the caller's

@@ -99,13 +99,13 @@ Destination destination(const KnownNi& ni, uint32_t target)
 // The payload as the CPU would write it now; false where the program's
 // memory cannot be read (the server then answers PTL_ARG_INVALID, and the
 // process must not fault on the program's bad address either).
-bool capture(uint64_t address, const ipc::PutArgs& args, unsigned char* payload)
+bool capture(uint64_t address, const ipc::PutArgs& args, unsigned char* payload, bool* by_system_call)
 {
   if (args.length == 0)
     return true;
   const iovec local{payload, args.length};
   const iovec remote{reinterpret_cast<void*>(address), args.length};
-  return own_memory::read(&local, &remote, 1, args.length);
+  return own_memory::read(&local, &remote, 1, args.length, by_system_call);
 }
 
 void forget_md_locked(ipc::Handle handle)
@@ -236,8 +236,10 @@ void forget_all()
   std::fill(std::begin(mds), std::end(mds), KnownMd{});
 }
 
-bool admit(ipc::PutArgs& args, std::span<unsigned char, ipc::kMaxQueuedPutPayload> payload)
+bool admit(ipc::PutArgs& args, std::span<unsigned char, ipc::kMaxQueuedPutPayload> payload, bool* by_system_call)
 {
+  if (by_system_call != nullptr)
+    *by_system_call = false;
   std::lock_guard lock(tables_mutex);
   if (not enabled || args.md == ipc::kHandleInvalid || args.md == ipc::kHandleNone)
     return false;
@@ -268,7 +270,7 @@ bool admit(ipc::PutArgs& args, std::span<unsigned char, ipc::kMaxQueuedPutPayloa
   // Else only a payload the CPU writes into the command during the call.
   if (args.length > (ni->matching ? limit_matching : limit_plain) || args.length > payload.size())
     return false;
-  if (not capture(md->start + args.local_offset, args, payload.data()))
+  if (not capture(md->start + args.local_offset, args, payload.data(), by_system_call))
     return false;
   args.captured_length = static_cast<uint32_t>(args.length);
   return true;

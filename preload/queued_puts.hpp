@@ -50,9 +50,11 @@ uint64_t md_address(ipc::Handle md, uint64_t offset);
 
 // Whether the server would accept this Put, checked as it does
 // (portals/api_data.cpp, Api::prepare), and its payload is small enough; if
-// so, the payload is captured into `payload` (args.captured_length says so).
-// False: the server must decide.
-bool admit(ipc::PutArgs& args, std::span<unsigned char, ipc::kMaxQueuedPutPayload> payload);
+// so, the payload is captured into `payload` (args.captured_length says so;
+// `by_system_call`, when given, whether that took a system call). False: the
+// server must decide.
+bool admit(ipc::PutArgs& args, std::span<unsigned char, ipc::kMaxQueuedPutPayload> payload,
+           bool* by_system_call = nullptr);
 
 // How an admitted Put that starts at `start_ns` goes on, from the forecast of
 // the latest reply (ipc::PutForecast, nic/put_forecast.cpp), when it covers

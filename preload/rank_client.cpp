@@ -669,17 +669,14 @@ bool queue_put(ipc::PutArgs& args)
     return false;
   // The clock is read before the payload is captured: that is the
   // emulator's work, not the program's compute.
-  const sim_clock::LocalStep planned = sim_clock::plan_local_step();
-  if (not planned.possible or not queued_puts::admit(args, call.put_payload))
-    return false;
   // A payload outside the memory copied in place is read with a system call
   // (process_vm_readv, 1.5 to 2 us here): the compute after this Put starts
   // from its end, or a ping-pong of 8 B to 416 B Puts from a buffer of 1 MiB
   // took 3.8 us per message in the default mode instead of 2.0.
-  const bool read_by_the_kernel =
-      args.captured_length > 0 &&
-      not own_memory::copied_in_place(
-          reinterpret_cast<const void*>(queued_puts::md_address(args.md, args.local_offset)), args.length);
+  bool read_by_the_kernel = false;
+  const sim_clock::LocalStep planned = sim_clock::plan_local_step();
+  if (not planned.possible or not queued_puts::admit(args, call.put_payload, &read_by_the_kernel))
+    return false;
   call.op = ipc::Op::Put;
   call.args.put = args;
   // The Put ends when its command is written (after its PIO payload). When

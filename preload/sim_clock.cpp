@@ -31,21 +31,20 @@ const std::atomic<uint32_t>* release_generation = nullptr;
 const double* release_now = nullptr;
 thread_local uint32_t release_seen = 0;
 
-// ipc::Channel::latest_clock_ns: the largest value the clock returned to
-// any thread of the process, timelines of their own included.
-std::atomic<int64_t>* published_reading = nullptr;
-
-void publish_reading(int64_t now)
+// Raises `word` to `value` if it holds less; returns what it held before.
+int64_t raise_to(std::atomic<int64_t>& word, int64_t value)
 {
-  if (published_reading == nullptr)
-    return;
-  int64_t published = published_reading->load(std::memory_order_relaxed);
-  // (Relaxed: whatever the thread does next that may wake another process,
-  // a system call, orders it; the server reads it after it saw that wake.)
-  while (now > published &&
-         not published_reading->compare_exchange_weak(published, now, std::memory_order_relaxed)) {
+  int64_t held = word.load(std::memory_order_relaxed);
+  while (value > held && not word.compare_exchange_weak(held, value, std::memory_order_relaxed)) {
   }
+  return held;
 }
+
+// ipc::Channel::latest_clock_ns: the largest value the clock returned to
+// any thread of the process, timelines of their own included. (Relaxed:
+// whatever the thread does next that may wake another process, a system
+// call, orders it; the server reads it after it saw that wake.)
+std::atomic<int64_t>* published_reading = nullptr;
 
 struct Timeline {
   // Latest reply of any thread on it. `generation` is published after
@@ -244,13 +243,10 @@ int64_t now_ns()
     }
   }
 
-  std::atomic<int64_t>& latest_returned_ns = timeline->latest_returned_ns;
-  int64_t latest = latest_returned_ns.load(std::memory_order_relaxed);
-  while (now > latest and not latest_returned_ns.compare_exchange_weak(latest, now, std::memory_order_relaxed)) {
-  }
-  if (now <= latest)
+  if (const int64_t latest = raise_to(timeline->latest_returned_ns, now); now <= latest)
     return latest;
-  publish_reading(now);
+  if (published_reading != nullptr)
+    raise_to(*published_reading, now);
   return now;
 }
 
